@@ -1,0 +1,96 @@
+/**
+ * One tool call the model asked for. `rawArgs` is the exact JSON text the model sent (kept so a
+ * transcript can be replayed to the provider byte for byte); `args` is its parsed form.
+ */
+export interface ToolCall {
+  /** The provider's call id, or one the loop generated when the model gave none. */
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  rawArgs: string;
+  /** Set when `rawArgs` is not a JSON object; the loop turns it into an error result. */
+  argsError?: string;
+}
+
+/** Token counts of one model call, or summed over a run. */
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+/** Instructions for the model. */
+export interface SystemMessage {
+  role: "system";
+  content: string;
+}
+
+/** What the person said. */
+export interface UserMessage {
+  role: "user";
+  content: string;
+}
+
+/** One model turn: its text and the tool calls it asked for. */
+export interface AssistantMessage {
+  role: "assistant";
+  /** The provider's response id, or one the loop generated; tools see it as `ctx.messageId`. */
+  id: string;
+  content: string;
+  toolCalls?: ToolCall[];
+}
+
+/** The result of one tool call, answering the assistant's call with the same `callId`. */
+export interface ToolMessage {
+  role: "tool";
+  callId: string;
+  /** The tool's name (some providers need it next to the result). */
+  name: string;
+  content: string;
+  isError: boolean;
+}
+
+/**
+ * The provider-neutral transcript. It is what checkpoints and conversation stores persist, so a
+ * conversation can move between providers and between processes. Plain JSON all the way down.
+ */
+export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+
+/** A zero {@link Usage}, to start sums from. */
+export function emptyUsage(): Usage {
+  return { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+}
+
+/** Adds `b` into a copy of `a`. */
+export function addUsage(a: Usage, b: Usage | undefined): Usage {
+  if (b === undefined) return a;
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}
+
+/**
+ * Parses a model's raw argument text into a ToolCall. Empty text means `{}` (some servers send
+ * nothing for a call without arguments). Text that is not a JSON object gives `args: {}` and an
+ * `argsError` the loop reports to the model instead of running the tool.
+ */
+export function toolCall(id: string, name: string, rawArgs: string): ToolCall {
+  if (rawArgs.trim() === "") return { id, name, args: {}, rawArgs };
+  try {
+    const parsed: unknown = JSON.parse(rawArgs);
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
+      return { id, name, args: parsed as Record<string, unknown>, rawArgs };
+    }
+    return { id, name, args: {}, rawArgs, argsError: "arguments must be a JSON object" };
+  } catch (cause) {
+    return {
+      id,
+      name,
+      args: {},
+      rawArgs,
+      argsError: `arguments are not valid JSON: ${(cause as Error).message}`,
+    };
+  }
+}

@@ -1,0 +1,43 @@
+import type { Message, ToolCall, Usage } from "./messages.js";
+import type { ToolSpec } from "./tool.js";
+
+/** What the loop asks a model: the transcript so far and the tools it may call. */
+export interface ModelRequest {
+  messages: readonly Message[];
+  tools: readonly ToolSpec[];
+}
+
+/** What a model answers: text, tool calls, or both. */
+export interface ModelResponse {
+  /** The provider's response id; becomes the assistant message's id. */
+  id?: string;
+  text: string;
+  toolCalls: ToolCall[];
+  usage?: Usage;
+  /** The provider's stop reason, e.g. `"stop"`, `"tool_calls"`, `"end_turn"`. */
+  finishReason?: string;
+}
+
+/** Options for one model call. */
+export interface ModelCallOptions {
+  /** Aborts the request; adapters reject promptly and never retry an abort. */
+  signal?: AbortSignal;
+}
+
+/** One piece of a streamed model response. The stream always ends with `finish`. */
+export type ModelStreamPart =
+  | { type: "text"; delta: string }
+  | { type: "tool_call"; call: ToolCall }
+  | { type: "finish"; response: ModelResponse };
+
+/**
+ * A language model as the loop sees it. Adapters (`@toolnexus/openai`, `@toolnexus/anthropic`)
+ * implement it; `inProcessModel` from `@toolnexus/client` makes one from a function.
+ */
+export interface Model {
+  /** A label for logs and `RunResult.model`, e.g. `"openai:gpt-4o-mini"`. */
+  readonly id: string;
+  generate(request: ModelRequest, options?: ModelCallOptions): Promise<ModelResponse>;
+  /** Optional streaming; when absent the loop falls back to `generate`. */
+  stream?(request: ModelRequest, options?: ModelCallOptions): AsyncIterable<ModelStreamPart>;
+}

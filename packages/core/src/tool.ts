@@ -1,0 +1,69 @@
+import type { ToolContext } from "./context.js";
+import type { ToolResult } from "./result.js";
+
+/**
+ * A JSON Schema object describing a tool's arguments, as sent to the model. Kept structural on
+ * purpose: any draft-07 / 2020-12 object schema fits.
+ */
+export interface JSONSchema {
+  type?: string | string[];
+  properties?: Record<string, JSONSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JSONSchema;
+  items?: JSONSchema | JSONSchema[];
+  enum?: unknown[];
+  description?: string;
+  [keyword: string]: unknown;
+}
+
+/**
+ * Where a tool comes from: `"native"` for plain functions wrapped by `@toolnexus/native`,
+ * `"mcp"` for a Model Context Protocol server, `"custom"` for hand-written tools, or any other
+ * label an integration chooses.
+ */
+export type ToolSource = "native" | "mcp" | "custom" | (string & {});
+
+/**
+ * The one contract every tool implements: `execute(args, ctx) -> ToolResult`.
+ *
+ * Implement it directly for full control, or build one from a plain function with
+ * `nativeTool` from `@toolnexus/native`.
+ */
+export interface Tool {
+  /** The name the model calls; keep it to `[a-zA-Z0-9_-]` (see {@link sanitize}). */
+  name: string;
+  /** What the tool does, written for the model. */
+  description: string;
+  /** JSON Schema of the arguments object. */
+  inputSchema: JSONSchema;
+  /** Where the tool comes from. */
+  source: ToolSource;
+  /** Default time budget for one call of this tool, in milliseconds. */
+  timeoutMs?: number;
+  /**
+   * When true (or when the function returns true), the client asks a human for approval
+   * (a `kind: "approval"` Request) before the tool runs, and runs it only after an ok Answer.
+   */
+  needsApproval?:
+    | boolean
+    | ((args: Record<string, unknown>, ctx: ToolContext) => boolean | Promise<boolean>);
+  /** Run the tool. Must resolve to a ToolResult; the client turns throws into error results. */
+  execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult>;
+}
+
+/** The part of a {@link Tool} a model sees: its name, description and argument schema. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  inputSchema: JSONSchema;
+}
+
+/**
+ * Makes a string safe as a tool name for every provider: each character outside
+ * `[a-zA-Z0-9_-]` becomes `_`. Use it on names that come from elsewhere (MCP servers, files).
+ *
+ * @example sanitize("github.search issues") // "github_search_issues"
+ */
+export function sanitize(name: string): string {
+  return name.replace(/[^a-zA-Z0-9_-]/g, "_");
+}

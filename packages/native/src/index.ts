@@ -1,0 +1,9 @@
+export type {
+  ArgsOf,
+  NativeInput,
+  NativeToolDefinition,
+  NativeToolWithContext,
+  NativeToolWithoutContext,
+} from "./native-tool.js";
+export { nativeTool } from "./native-tool.js";
+export { toToolResult } from "./normalize.js";
