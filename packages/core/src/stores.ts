@@ -49,6 +49,8 @@ export interface Checkpoint {
   usage: Usage;
   /** The run-level `extra`, restored on resume. */
   extra?: Record<string, unknown>;
+  /** True when the run came from `client.ask`: the finished transcript is saved under `sessionId`. */
+  conversation?: boolean;
 }
 
 /** Where a suspension stands: waiting, taken by a resume, or past its deadline. */

@@ -1,0 +1,103 @@
+import type { ConversationStore, Model, SuspensionStore, Tool, ToolSpec } from "@toolnexus/core";
+import { memoryConversationStore, memorySuspensionStore } from "./memory-stores.js";
+import type { ClientOptions, Hooks, RunEvent, WaitFor } from "./types.js";
+
+/** Client options checked once, with defaults applied and lookups prepared. */
+export interface ResolvedConfig {
+  model: Model;
+  tools: ReadonlyMap<string, Tool>;
+  specs: readonly ToolSpec[];
+  agent: string | undefined;
+  systemPrompt: string | undefined;
+  maxTurns: number;
+  toolTimeoutMs: number | undefined;
+  timeoutMs: number | undefined;
+  waitTimeoutMs: number | undefined;
+  waitFor: WaitFor | undefined;
+  suspensions: SuspensionStore;
+  conversations: ConversationStore;
+  hooks: Hooks;
+  extra: Record<string, unknown> | undefined;
+  emit: (event: RunEvent) => void;
+}
+
+function positive(name: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value)) {
+    throw new TypeError(
+      `createClient: ${name} must be a positive number of milliseconds, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+export function resolveConfig(options: ClientOptions): ResolvedConfig {
+  if (options === undefined || options === null || typeof options !== "object") {
+    throw new TypeError(
+      "createClient: pass an options object, e.g. createClient({ model, tools })",
+    );
+  }
+  const { model } = options;
+  if (model === undefined || typeof model.generate !== "function") {
+    throw new TypeError(
+      "createClient: `model` must be a Model (an adapter such as openai({ model }) or inProcessModel({ id, generate }))",
+    );
+  }
+  const tools = new Map<string, Tool>();
+  for (const tool of options.tools ?? []) {
+    if (typeof tool?.execute !== "function" || typeof tool.name !== "string") {
+      throw new TypeError(
+        "createClient: every entry of `tools` must be a Tool (see nativeTool from @toolnexus/native)",
+      );
+    }
+    if (tools.has(tool.name)) {
+      throw new TypeError(
+        `createClient: two tools are named "${tool.name}"; tool names must be unique`,
+      );
+    }
+    tools.set(tool.name, tool);
+  }
+  const maxTurns = options.maxTurns ?? 10;
+  if (!Number.isInteger(maxTurns) || maxTurns < 1) {
+    throw new TypeError(
+      `createClient: maxTurns must be a whole number of at least 1, got ${String(maxTurns)}`,
+    );
+  }
+  const onEvent = options.onEvent;
+  let warned = false;
+  const emit =
+    onEvent === undefined
+      ? () => {}
+      : (event: RunEvent) => {
+          try {
+            onEvent(event);
+          } catch (thrown) {
+            // A host's listener must not break the run; say so once instead of failing silently.
+            if (!warned) {
+              warned = true;
+              console.warn("toolnexus: onEvent threw and was ignored:", thrown);
+            }
+          }
+        };
+  return {
+    model,
+    tools,
+    specs: [...tools.values()].map(({ name, description, inputSchema }) => ({
+      name,
+      description,
+      inputSchema,
+    })),
+    agent: options.agent,
+    systemPrompt: options.systemPrompt,
+    maxTurns,
+    toolTimeoutMs: positive("toolTimeoutMs", options.toolTimeoutMs),
+    timeoutMs: positive("timeoutMs", options.timeoutMs),
+    waitTimeoutMs: positive("waitTimeoutMs", options.waitTimeoutMs),
+    waitFor: options.waitFor,
+    suspensions: options.suspensions ?? memorySuspensionStore(),
+    conversations: options.conversations ?? memoryConversationStore(),
+    hooks: options.hooks ?? {},
+    extra: options.extra,
+    emit,
+  };
+}

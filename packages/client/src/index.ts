@@ -1,0 +1,31 @@
+// Errors a host handles around resume, re-exported so one import is enough.
+export {
+  AlreadyResumedError,
+  CheckpointError,
+  SuspensionNotFoundError,
+  WireFormatError,
+} from "@toolnexus/core";
+export { createClient } from "./client.js";
+export { RunCancelledError, RunError } from "./errors.js";
+export type { InProcessModelOptions, SimpleToolCall, SimpleTurn } from "./in-process-model.js";
+export { inProcessModel } from "./in-process-model.js";
+export type { MemorySuspensionStore } from "./memory-stores.js";
+export { memoryConversationStore, memorySuspensionStore } from "./memory-stores.js";
+export type {
+  AfterToolInfo,
+  BeforeToolDecision,
+  BeforeToolInfo,
+  Client,
+  ClientOptions,
+  DoneResult,
+  Hooks,
+  IncompleteResult,
+  PendingResult,
+  ResumeOptions,
+  RunEvent,
+  RunOptions,
+  RunResult,
+  ToolCallRecord,
+  WaitFor,
+  WaitForInfo,
+} from "./types.js";
