@@ -1,0 +1,283 @@
+import { abortReason, raceAbort, sleep, throwIfAborted } from "./abort.js";
+import { ProviderError } from "./errors.js";
+import { redact } from "./redact.js";
+import { backoffDelay, parseRetryAfter, RETRY_STATUSES } from "./retry.js";
+import { readSSE, type SSEEvent } from "./sse.js";
+
+/**
+ * The `fetch` an adapter calls. `globalThis.fetch` fits, and so does any wrapper (a proxy
+ * agent, a recorder in tests, a platform's own fetch).
+ */
+export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
+
+/** How an adapter talks HTTP: who it is, how it retries and which secrets to keep out of errors. */
+export interface HttpSettings {
+  /** The adapter's name, used in error messages, e.g. `"openai"`. */
+  provider: string;
+  /** Defaults to `globalThis.fetch`. */
+  fetch?: FetchFunction | undefined;
+  /** Retries after the first attempt. */
+  retries: number;
+  /** Base of the exponential backoff, in milliseconds. */
+  retryBaseMs: number;
+  /** Statuses worth retrying; defaults to {@link RETRY_STATUSES}. */
+  retryStatuses?: readonly number[] | undefined;
+  /** Values that must never appear in an error (the API key, credential headers). */
+  secrets: readonly string[];
+  /** Jitter source, injectable for tests. */
+  random?: (() => number) | undefined;
+}
+
+/** One JSON POST. */
+export interface PostRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * POSTs JSON and returns the parsed JSON answer, retrying 429, 5xx and network failures (a body
+ * cut off mid-way included) with exponential backoff, or after `Retry-After` when the server
+ * sends whole seconds. An abort rejects at once with the signal's reason and is never retried.
+ * Any other failure is a {@link ProviderError}.
+ */
+export async function postJson(request: PostRequest, settings: HttpSettings): Promise<unknown> {
+  return withRetries(request.signal, settings, async () => {
+    const response = await send(request, settings);
+    const text = await readBody(response, request.signal, settings);
+    return parseJson(text, response, settings);
+  });
+}
+
+/**
+ * POSTs JSON for a streamed answer and returns the response once its status is 2xx, with the
+ * same retry rules as {@link postJson} up to that point. Once the stream has started nothing is
+ * retried (its parts may already have been shown); read it with {@link streamEvents}.
+ */
+export async function postForStream(
+  request: PostRequest,
+  settings: HttpSettings,
+): Promise<Response> {
+  return withRetries(request.signal, settings, async () => {
+    const response = await send(request, settings);
+    if (response.body === null) {
+      throw new ProviderError(
+        "provider_response",
+        `${settings.provider}: the streamed response has no body`,
+        { provider: settings.provider, status: response.status },
+      );
+    }
+    return response;
+  });
+}
+
+/**
+ * The Server-Sent Events of a streamed response. A connection that breaks mid-stream becomes a
+ * {@link ProviderError} with code `"provider_network"`; an abort rejects with the signal's
+ * reason. Breaking out of the loop cancels the response body.
+ */
+export async function* streamEvents(
+  response: Response,
+  signal: AbortSignal | undefined,
+  settings: Pick<HttpSettings, "provider">,
+): AsyncGenerator<SSEEvent> {
+  if (response.body === null) return;
+  try {
+    yield* readSSE(response.body, { signal });
+  } catch (thrown) {
+    if (signal?.aborted) throw abortReason(signal);
+    throw new ProviderError(
+      "provider_network",
+      `${settings.provider}: the connection was lost while streaming (${describe(thrown)})`,
+      { provider: settings.provider, status: response.status, cause: thrown },
+    );
+  }
+}
+
+/**
+ * Runs `attempt` until it succeeds, it throws something not retryable, or the retries run out.
+ * Only a {@link ProviderError} with `retryable: true` is retried.
+ */
+export async function withRetries<T>(
+  signal: AbortSignal | undefined,
+  settings: HttpSettings,
+  attempt: () => Promise<T>,
+): Promise<T> {
+  for (let n = 0; ; n++) {
+    throwIfAborted(signal);
+    try {
+      return await attempt();
+    } catch (thrown) {
+      if (signal?.aborted) throw abortReason(signal);
+      if (!(thrown instanceof ProviderError) || !thrown.retryable || n >= settings.retries) {
+        throw thrown;
+      }
+      const delay = thrown.retryAfterMs ?? backoffDelay(n, settings.retryBaseMs, settings.random);
+      await sleep(delay, signal);
+    }
+  }
+}
+
+async function send(request: PostRequest, settings: HttpSettings): Promise<Response> {
+  const { provider } = settings;
+  const doFetch: FetchFunction = settings.fetch ?? globalThis.fetch;
+  let response: Response;
+  try {
+    const init: RequestInit = {
+      method: "POST",
+      headers: request.headers,
+      body: JSON.stringify(request.body),
+    };
+    if (request.signal !== undefined) init.signal = request.signal;
+    response = await raceAbort(doFetch(request.url, init), request.signal);
+  } catch (thrown) {
+    if (request.signal?.aborted) throw abortReason(request.signal);
+    throw new ProviderError(
+      "provider_network",
+      redact(`${provider}: network error: ${describe(thrown)}`, settings.secrets),
+      { provider, retryable: true, cause: thrown },
+    );
+  }
+  if (response.ok) return response;
+
+  const statuses = settings.retryStatuses ?? RETRY_STATUSES;
+  let text = "";
+  try {
+    text = await raceAbort(response.text(), request.signal);
+  } catch {
+    if (request.signal?.aborted) throw abortReason(request.signal);
+  }
+  const details = errorDetails(text);
+  const providerMessage =
+    details.message === undefined ? undefined : redact(details.message, settings.secrets);
+  const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
+  const summary = providerMessage ?? (response.statusText || "no error message");
+  const init: ConstructorParameters<typeof ProviderError>[2] = {
+    provider,
+    status: response.status,
+    retryable: statuses.includes(response.status),
+  };
+  if (providerMessage !== undefined) init.providerMessage = providerMessage;
+  if (details.type !== undefined) init.providerType = details.type;
+  const requestId = response.headers.get("x-request-id") ?? response.headers.get("request-id");
+  if (requestId !== null) init.requestId = requestId;
+  if (retryAfterMs !== undefined) init.retryAfterMs = retryAfterMs;
+  throw new ProviderError(
+    "provider_http",
+    redact(`${provider}: HTTP ${response.status}: ${summary}`, settings.secrets),
+    init,
+  );
+}
+
+async function readBody(
+  response: Response,
+  signal: AbortSignal | undefined,
+  settings: HttpSettings,
+): Promise<string> {
+  try {
+    return await raceAbort(response.text(), signal);
+  } catch (thrown) {
+    if (signal?.aborted) throw abortReason(signal);
+    throw new ProviderError(
+      "provider_network",
+      `${settings.provider}: the connection was lost while reading the response (${describe(thrown)})`,
+      { provider: settings.provider, status: response.status, retryable: true, cause: thrown },
+    );
+  }
+}
+
+function parseJson(text: string, response: Response, settings: HttpSettings): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (thrown) {
+    throw new ProviderError(
+      "provider_response",
+      redact(
+        `${settings.provider}: the response is not valid JSON (${describe(thrown)}): ${snippet(text)}`,
+        settings.secrets,
+      ),
+      { provider: settings.provider, status: response.status, cause: thrown },
+    );
+  }
+}
+
+/**
+ * Pulls the human-readable message and the type out of a provider's error body. Understands
+ * `{ error: { message, type | code } }` (OpenAI, Anthropic, vLLM, OpenRouter), `{ error: "..." }`
+ * (Ollama, llama.cpp), `{ message }` and `{ detail }`; anything else is returned as a short
+ * text snippet.
+ */
+export function errorDetails(text: string): { message?: string; type?: string } {
+  if (text.trim() === "") return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { message: snippet(text) };
+  }
+  const record = asRecord(json);
+  if (record === undefined) return { message: snippet(text) };
+  const inner = asRecord(record.error);
+  if (inner !== undefined) {
+    const out: { message?: string; type?: string } = {};
+    const message = stringOf(inner.message);
+    const type = stringOf(inner.type) ?? stringOf(inner.code);
+    if (message !== undefined) out.message = message;
+    if (type !== undefined) out.type = type;
+    return out.message === undefined ? { ...out, message: snippet(text) } : out;
+  }
+  const message = stringOf(record.error) ?? stringOf(record.message) ?? stringOf(record.detail);
+  return { message: message ?? snippet(text) };
+}
+
+/**
+ * Parses the JSON data of one streamed event. Malformed data is a {@link ProviderError} with
+ * code `"provider_response"` that quotes the start of the data (never a secret).
+ */
+export function parseEventData(
+  event: SSEEvent,
+  settings: Pick<HttpSettings, "provider" | "secrets">,
+): unknown {
+  try {
+    return JSON.parse(event.data);
+  } catch (thrown) {
+    throw new ProviderError(
+      "provider_response",
+      redact(
+        `${settings.provider}: a streamed event is not valid JSON (${describe(thrown)}): ${snippet(event.data)}`,
+        settings.secrets,
+      ),
+      { provider: settings.provider, cause: thrown },
+    );
+  }
+}
+
+/** The value as a plain object, or `undefined` when it is not one. For reading untyped JSON. */
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+function stringOf(value: unknown): string | undefined {
+  if (typeof value === "string" && value !== "") return value;
+  if (typeof value === "number") return String(value);
+  return undefined;
+}
+
+function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+}
+
+function describe(thrown: unknown): string {
+  if (thrown instanceof Error) {
+    const cause = (thrown as { cause?: unknown }).cause;
+    const inner = cause instanceof Error ? cause.message : undefined;
+    return inner !== undefined && inner !== thrown.message
+      ? `${thrown.message}: ${inner}`
+      : thrown.message;
+  }
+  return String(thrown);
+}

@@ -1,0 +1,25 @@
+export { abortReason, raceAbort, sleep, throwIfAborted } from "./abort.js";
+export type { ProviderErrorCode, ProviderErrorInit } from "./errors.js";
+export { MissingApiKeyError, ProviderError } from "./errors.js";
+export type { FetchFunction, HttpSettings, PostRequest } from "./http.js";
+export {
+  asRecord,
+  errorDetails,
+  parseEventData,
+  postForStream,
+  postJson,
+  streamEvents,
+  withRetries,
+} from "./http.js";
+export { credentialValues, hasCredentialHeader, REDACTED, redact } from "./redact.js";
+export {
+  backoffDelay,
+  DEFAULT_RETRIES,
+  DEFAULT_RETRY_BASE_MS,
+  MAX_BACKOFF_MS,
+  parseRetryAfter,
+  RETRY_STATUSES,
+} from "./retry.js";
+export type { SSEEvent } from "./sse.js";
+export { readSSE, SSEParser } from "./sse.js";
+export { isLoopbackUrl, joinUrl, readEnv, urlPath } from "./url.js";

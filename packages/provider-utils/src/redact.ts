@@ -1,0 +1,62 @@
+/** What a secret is replaced with by {@link redact}. */
+export const REDACTED = "[redacted]";
+
+/** Header names whose values are credentials (compared case-insensitively). */
+const CREDENTIAL_HEADERS = new Set([
+  "authorization",
+  "proxy-authorization",
+  "api-key",
+  "x-api-key",
+  "x-goog-api-key",
+  "cookie",
+]);
+
+/**
+ * Replaces every occurrence of each secret in `text` with `[redacted]`. Use it on anything that
+ * may echo a request back (error bodies, stream payloads) before it reaches a message or a log.
+ * Also hides the bare token of a `Bearer <token>` secret. Secrets shorter than 4 characters are
+ * ignored, so a one-letter key cannot shred every message.
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of expandSecrets(secrets)) {
+    out = out.split(secret).join(REDACTED);
+  }
+  return out;
+}
+
+function expandSecrets(secrets: readonly string[]): string[] {
+  const all = new Set<string>();
+  for (const secret of secrets) {
+    const trimmed = secret.trim();
+    if (trimmed.length >= 4) all.add(trimmed);
+    const bearer = /^(?:bearer|basic|token)\s+(.+)$/i.exec(trimmed)?.[1]?.trim();
+    if (bearer !== undefined && bearer.length >= 4) all.add(bearer);
+  }
+  // Longest first, so a secret that contains another is replaced whole.
+  return [...all].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * The values of credential headers (`authorization`, `x-api-key`, `api-key`, ...) in `headers`,
+ * to pass to {@link redact} alongside the API key.
+ */
+export function credentialValues(headers: Readonly<Record<string, string>>): string[] {
+  const values: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (CREDENTIAL_HEADERS.has(name.toLowerCase())) values.push(value);
+  }
+  return values;
+}
+
+const AUTH_HEADERS = new Set(["authorization", "api-key", "x-api-key"]);
+
+/**
+ * True when `headers` already carries an authentication header (`authorization`, `api-key`,
+ * `x-api-key`), so the adapter needs no API key of its own (e.g. an Azure-style gateway).
+ */
+export function hasCredentialHeader(headers: Readonly<Record<string, string>>): boolean {
+  return Object.entries(headers).some(
+    ([name, value]) => AUTH_HEADERS.has(name.toLowerCase()) && value.trim() !== "",
+  );
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { backoffDelay, MAX_BACKOFF_MS, parseRetryAfter } from "./retry.js";
+
+describe("parseRetryAfter", () => {
+  it("reads whole delay-seconds", () => {
+    expect(parseRetryAfter("2")).toBe(2000);
+    expect(parseRetryAfter(" 10 ")).toBe(10_000);
+  });
+
+  it("treats 0 as retry now", () => {
+    expect(parseRetryAfter("0")).toBe(0);
+  });
+
+  it("rejects every other form so the caller falls back to backoff", () => {
+    for (const value of [
+      "1.5",
+      "-1",
+      "+3",
+      "1e3",
+      "",
+      "soon",
+      "Wed, 21 Oct 2015 07:28:00 GMT",
+      "99999999999999999999",
+    ]) {
+      expect(parseRetryAfter(value), value).toBeUndefined();
+    }
+    expect(parseRetryAfter(null)).toBeUndefined();
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+  });
+});
+
+describe("backoffDelay", () => {
+  it("doubles each attempt, with the upper half random", () => {
+    expect(backoffDelay(0, 500, () => 0)).toBe(250);
+    expect(backoffDelay(0, 500, () => 1)).toBe(500);
+    expect(backoffDelay(1, 500, () => 0)).toBe(500);
+    expect(backoffDelay(1, 500, () => 1)).toBe(1000);
+    expect(backoffDelay(2, 500, () => 0.5)).toBe(1500);
+  });
+
+  it("is capped", () => {
+    expect(backoffDelay(30, 500, () => 1)).toBe(MAX_BACKOFF_MS);
+  });
+
+  it("jitters between the bounds with the real random source", () => {
+    for (let i = 0; i < 50; i++) {
+      const delay = backoffDelay(3, 100);
+      expect(delay).toBeGreaterThanOrEqual(400);
+      expect(delay).toBeLessThanOrEqual(800);
+    }
+  });
+});

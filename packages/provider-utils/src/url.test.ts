@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { credentialValues, hasCredentialHeader, redact } from "./redact.js";
+import { isLoopbackUrl, joinUrl, readEnv, urlPath } from "./url.js";
+
+describe("joinUrl", () => {
+  it("joins with exactly one slash", () => {
+    expect(joinUrl("https://api.openai.com/v1", "chat/completions")).toBe(
+      "https://api.openai.com/v1/chat/completions",
+    );
+    expect(joinUrl("https://api.openai.com/v1/", "/chat/completions")).toBe(
+      "https://api.openai.com/v1/chat/completions",
+    );
+    expect(joinUrl("http://127.0.0.1:11434", "v1/messages")).toBe(
+      "http://127.0.0.1:11434/v1/messages",
+    );
+  });
+
+  it("keeps a query string", () => {
+    expect(
+      joinUrl("https://x.example/openai/deployments/d?api-version=2024-10-21", "chat/completions"),
+    ).toBe("https://x.example/openai/deployments/d/chat/completions?api-version=2024-10-21");
+  });
+
+  it("urlPath gives the path without trailing slashes", () => {
+    expect(urlPath("https://api.anthropic.com")).toBe("");
+    expect(urlPath("https://api.anthropic.com/v1/")).toBe("/v1");
+  });
+});
+
+describe("isLoopbackUrl", () => {
+  it("knows the loopback hosts", () => {
+    for (const url of [
+      "http://localhost:11434/v1",
+      "http://127.0.0.1:8000",
+      "http://127.1.2.3",
+      "http://[::1]:8080/v1",
+      "http://0.0.0.0:8000",
+      "http://ollama.localhost",
+    ]) {
+      expect(isLoopbackUrl(url), url).toBe(true);
+    }
+  });
+
+  it("anything else is remote", () => {
+    for (const url of [
+      "https://api.openai.com/v1",
+      "http://192.168.1.10:11434",
+      "http://localhost.example.com",
+      "not a url",
+    ]) {
+      expect(isLoopbackUrl(url), url).toBe(false);
+    }
+  });
+});
+
+describe("readEnv", () => {
+  afterEach(() => {
+    delete process.env.TOOLNEXUS_TEST_VAR;
+  });
+
+  it("reads a set variable and treats empty as unset", () => {
+    process.env.TOOLNEXUS_TEST_VAR = " value ";
+    expect(readEnv("TOOLNEXUS_TEST_VAR")).toBe("value");
+    process.env.TOOLNEXUS_TEST_VAR = "  ";
+    expect(readEnv("TOOLNEXUS_TEST_VAR")).toBeUndefined();
+    delete process.env.TOOLNEXUS_TEST_VAR;
+    expect(readEnv("TOOLNEXUS_TEST_VAR")).toBeUndefined();
+  });
+});
+
+describe("redact", () => {
+  it("replaces every occurrence of every secret, including a bearer token", () => {
+    const text = "key sk-secret-123 and again sk-secret-123; header Bearer tok-abcdef";
+    expect(redact(text, ["sk-secret-123", "Bearer tok-abcdef"])).toBe(
+      "key [redacted] and again [redacted]; header [redacted]",
+    );
+  });
+
+  it("ignores tiny secrets", () => {
+    expect(redact("a b c", ["a"])).toBe("a b c");
+  });
+
+  it("hides the bare token of a Bearer secret", () => {
+    expect(redact("token tok-abcdef leaked", ["Bearer tok-abcdef"])).toBe(
+      "token [redacted] leaked",
+    );
+  });
+
+  it("finds credential headers case-insensitively", () => {
+    const headers = { Authorization: "Bearer x-1234", "X-Api-Key": "k-5678", accept: "json" };
+    expect(credentialValues(headers)).toEqual(["Bearer x-1234", "k-5678"]);
+    expect(hasCredentialHeader(headers)).toBe(true);
+    expect(hasCredentialHeader({ "api-key": "azure" })).toBe(true);
+    expect(hasCredentialHeader({ accept: "json", "api-key": " " })).toBe(false);
+  });
+});

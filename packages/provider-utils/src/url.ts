@@ -1,0 +1,45 @@
+/**
+ * Appends `path` to the path of `base`, keeping its query string, so a gateway URL such as
+ * `https://host/openai/deployments/x?api-version=2024-10-21` still works. Slashes between the
+ * two are normalised.
+ */
+export function joinUrl(base: string, path: string): string {
+  const url = new URL(base);
+  const left = url.pathname.replace(/\/+$/, "");
+  const right = path.replace(/^\/+/, "");
+  url.pathname = `${left}/${right}`;
+  return url.toString();
+}
+
+/** The path of `base` without trailing slashes, e.g. `"/v1"`, or `""` for the root. */
+export function urlPath(base: string): string {
+  return new URL(base).pathname.replace(/\/+$/, "");
+}
+
+/**
+ * True when `url` points at this machine (`localhost`, `*.localhost`, `127.0.0.0/8`, `::1`,
+ * `0.0.0.0`): a local Ollama, vLLM or llama.cpp server, which usually needs no API key.
+ */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  if (host.startsWith("[") && host.endsWith("]")) host = host.slice(1, -1);
+  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  if (host === "::1" || host === "0.0.0.0") return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Reads an environment variable where there is one (Node, Bun, Deno with env access) and
+ * returns `undefined` elsewhere or when it is empty.
+ */
+export function readEnv(name: string): string | undefined {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
+    ?.env;
+  const value = env?.[name];
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
