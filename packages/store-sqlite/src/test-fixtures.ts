@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  CHECKPOINT_VERSION,
+  type Checkpoint,
+  type PendingCall,
+  type Request,
+  randomId,
+} from "@toolnexus/core";
+
+/** A throwaway folder for database files, removed by the returned `cleanup`. */
+export function tempDir(): { dir: string; file: (name?: string) => string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "toolnexus-sqlite-"));
+  return {
+    dir,
+    file: (name = "store.db") => join(dir, name),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** A pending call for `request`, as the client would record it. */
+export function pendingCall(request: Request, slot: number, deadline?: string): PendingCall {
+  const call: PendingCall = {
+    request,
+    callId: `call_${request.id}`,
+    tool: "ask_user",
+    args: { question: request.prompt },
+    fingerprint: `ask_user:${request.prompt}`,
+    approval: false,
+    slot,
+  };
+  if (deadline !== undefined) call.deadline = deadline;
+  return call;
+}
+
+/** A valid checkpoint halted on `requests` (one pending call each). */
+export function checkpoint(
+  requests: Request[],
+  overrides: Partial<Checkpoint> & { deadlines?: (string | undefined)[] } = {},
+): Checkpoint {
+  const { deadlines = [], ...rest } = overrides;
+  return {
+    version: CHECKPOINT_VERSION,
+    id: randomId("ckp"),
+    runId: randomId("run"),
+    createdAt: new Date().toISOString(),
+    messages: [
+      { role: "user", content: "deploy it" },
+      {
+        role: "assistant",
+        id: "msg_1",
+        content: "",
+        toolCalls: requests.map((r) => ({
+          id: `call_${r.id}`,
+          name: "ask_user",
+          args: { question: r.prompt },
+          rawArgs: JSON.stringify({ question: r.prompt }),
+        })),
+      },
+      ...requests.map((r) => ({
+        role: "tool" as const,
+        callId: `call_${r.id}`,
+        name: "ask_user",
+        content: r.prompt,
+        isError: true,
+      })),
+    ],
+    pending: requests.map((r, i) => pendingCall(r, 2 + i, deadlines[i])),
+    turns: 1,
+    usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
+    ...rest,
+  };
+}
+
+/** A Request with a fresh id. */
+export function request(init: Partial<Request> = {}): Request {
+  return { id: randomId("pnd"), kind: "input", prompt: "Which environment?", ...init };
+}
