@@ -22,6 +22,7 @@ const MIGRATIONS: readonly string[] = [
     resumed_ms  INTEGER,
     json        TEXT NOT NULL
   );
+  CREATE INDEX checkpoints_by_created ON checkpoints (created_ms);
   CREATE INDEX checkpoints_by_state ON checkpoints (state, created_ms);
 
   CREATE TABLE requests (

@@ -39,8 +39,9 @@ export interface SqliteStore extends SuspensionStore, ConversationStore {
   readonly path: string;
   /**
    * Persists a halted run in one transaction, indexed by each of its pending request ids. The
-   * checkpoint is validated first; saving the same checkpoint twice is a no-op, while a different
-   * checkpoint under an existing id is refused with a `CheckpointError`.
+   * checkpoint is validated first (a `CheckpointError` otherwise). Saving an id again is
+   * idempotent, as in the in-memory store: a waiting checkpoint takes the new content, a
+   * resumed one stays resumed.
    */
   save(checkpoint: Checkpoint): void;
   /** Stores `messages` as the transcript of `sessionId`, replacing any earlier one. */

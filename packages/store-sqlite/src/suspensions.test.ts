@@ -84,14 +84,25 @@ describe("save and get", () => {
     expect(store.list()).toEqual([]);
   });
 
-  it("saving the same checkpoint twice is a no-op; another under the same id is refused", () => {
+  it("saving an id again is idempotent: a waiting one is updated, a resumed one not revived", () => {
     const r = request();
     const ckp = checkpoint([r]);
     store.save(ckp);
     store.save(JSON.parse(JSON.stringify(ckp)) as Checkpoint);
     expect(store.list()).toHaveLength(1);
-    expect(() => store.save({ ...ckp, turns: 5 })).toThrow(/already stored/);
-    expect(store.get(r.id)?.turns).toBe(1);
+
+    const r2 = request();
+    const updated = checkpoint([r, r2], { id: ckp.id, runId: ckp.runId, turns: 2 });
+    store.save(updated);
+    expect(store.get(r.id)).toEqual(updated);
+    expect(store.get(r2.id)).toEqual(updated);
+    expect(store.list().map((s) => s.request.id)).toEqual([r.id, r2.id]);
+
+    store.claim(r.id);
+    store.save(updated);
+    expect(store.get(r.id)).toBeUndefined();
+    expect(() => store.claim(r2.id)).toThrow(AlreadyResumedError);
+    expect(store.list({ state: "resumed" })).toHaveLength(2);
   });
 });
 

@@ -82,9 +82,11 @@ export function suspensionOps(db: Database.Database): SuspensionOps {
     `INSERT INTO checkpoints (id, run_id, session_id, agent, state, created_at, created_ms, json)
      VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`,
   );
-  const existingJson = db
-    .prepare<[string], string>("SELECT json FROM checkpoints WHERE id = ?")
+  const existingState = db
+    .prepare<[string], string>("SELECT state FROM checkpoints WHERE id = ?")
     .pluck();
+  const deleteRequests = db.prepare<[string]>("DELETE FROM requests WHERE checkpoint_id = ?");
+  const deleteCheckpoint = db.prepare<[string]>("DELETE FROM checkpoints WHERE id = ?");
   const insertRequest = db.prepare<
     [
       string,
@@ -153,15 +155,13 @@ export function suspensionOps(db: Database.Database): SuspensionOps {
   };
 
   const saveTx = db.transaction((checkpoint: Checkpoint, json: string) => {
-    const previous = existingJson.get(checkpoint.id);
+    const previous = existingState.get(checkpoint.id);
     if (previous !== undefined) {
-      // Saving the very same checkpoint twice (a retried write) is harmless; anything else would
-      // overwrite a halted run.
-      if (previous === json) return;
-      throw new CheckpointError(
-        undefined,
-        `a different checkpoint with id "${checkpoint.id}" is already stored; checkpoint ids must be unique per halt`,
-      );
+      // Saving a checkpoint id again (a retried write) is idempotent, like the in-memory store:
+      // a waiting checkpoint takes the new content, a claimed one is never revived.
+      if (previous === "resumed") return;
+      deleteRequests.run(checkpoint.id);
+      deleteCheckpoint.run(checkpoint.id);
     }
     const createdMs = toMs(checkpoint.createdAt) ?? Date.now();
     const sessionId = checkpoint.sessionId ?? null;
