@@ -20,6 +20,9 @@ interface Row {
 
 /** An in-memory {@link SuspensionStore} with list and claim semantics like the durable ones. */
 export interface MemorySuspensionStore extends SuspensionStore {
+  save(checkpoint: Checkpoint): void;
+  get(requestId: string): Checkpoint | undefined;
+  claim(requestId: string): Checkpoint;
   list(filter?: SuspensionFilter): SuspensionSummary[];
 }
 
@@ -32,15 +35,27 @@ export function memorySuspensionStore(): MemorySuspensionStore {
   // request id -> rows that list it, newest last
   const byRequest = new Map<string, Row[]>();
 
+  // The newest pending checkpoint that lists the request.
   const waiting = (requestId: string): Row | undefined =>
-    byRequest.get(requestId)?.find((row) => row.state === "pending");
+    byRequest.get(requestId)?.findLast((row) => row.state === "pending");
+  const byId = new Map<string, Row>();
 
   return {
     save(checkpoint) {
       assertCheckpoint(checkpoint);
       const json = JSON.stringify(checkpoint);
+      const known = byId.get(checkpoint.id);
+      if (known !== undefined) {
+        // Saving the same checkpoint again is idempotent: it cannot revive a claimed one.
+        if (known.state === "pending") {
+          known.json = json;
+          known.checkpoint = JSON.parse(json) as Checkpoint;
+        }
+        return;
+      }
       const row: Row = { json, checkpoint: JSON.parse(json) as Checkpoint, state: "pending" };
       rows.push(row);
+      byId.set(checkpoint.id, row);
       for (const call of checkpoint.pending) {
         const list = byRequest.get(call.request.id);
         if (list === undefined) byRequest.set(call.request.id, [row]);

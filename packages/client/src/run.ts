@@ -85,6 +85,8 @@ export class Run {
   private readonly conversation: boolean;
   private readonly records: ToolCallRecord[] = [];
   private readonly clock: RunClock;
+  /** Set when a call was stopped by the run's own deadline (timers may fire a hair early). */
+  private outOfTime = false;
 
   constructor(
     private readonly config: ResolvedConfig,
@@ -124,8 +126,9 @@ export class Run {
     for (;;) {
       if (this.turns >= maxTurns) return this.finish({ status: "incomplete", limit: "maxTurns" });
       const left = this.clock.remaining();
-      if (left !== undefined && left <= 0)
+      if (this.outOfTime || (left !== undefined && left <= 0)) {
         return this.finish({ status: "incomplete", limit: "timeout" });
+      }
       const response = await this.callModel();
       if (response === "timeout") return this.finish({ status: "incomplete", limit: "timeout" });
       this.turns++;
@@ -581,6 +584,7 @@ export class Run {
       const durationMs = performance.now() - started;
       if (winner === CANCELLED) throw this.cancelled();
       if (winner === "timeout") {
+        if (left !== undefined && budget === Math.max(0, Math.round(left))) this.outOfTime = true;
         // The tool may still finish later; its result is dropped.
         return { result: error(`timed out after ${budget}ms`), args, timedOut: true, durationMs };
       }
