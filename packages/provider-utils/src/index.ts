@@ -19,6 +19,7 @@ export {
   MAX_BACKOFF_MS,
   parseRetryAfter,
   RETRY_STATUSES,
+  retryOptions,
 } from "./retry.js";
 export type { SSEEvent } from "./sse.js";
 export { readSSE, SSEParser } from "./sse.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoffDelay, MAX_BACKOFF_MS, parseRetryAfter } from "./retry.js";
+import { backoffDelay, MAX_BACKOFF_MS, parseRetryAfter, retryOptions } from "./retry.js";
 
 describe("parseRetryAfter", () => {
   it("reads whole delay-seconds", () => {
@@ -48,5 +48,21 @@ describe("backoffDelay", () => {
       expect(delay).toBeGreaterThanOrEqual(400);
       expect(delay).toBeLessThanOrEqual(800);
     }
+  });
+});
+
+describe("retryOptions", () => {
+  it("fills in the defaults", () => {
+    expect(retryOptions("x", {})).toEqual({ retries: 2, retryBaseMs: 500 });
+    expect(retryOptions("x", { retries: 0, retryBaseMs: 5 })).toEqual({
+      retries: 0,
+      retryBaseMs: 5,
+    });
+  });
+
+  it("names a bad option", () => {
+    expect(() => retryOptions("openai", { retries: -1 })).toThrow(/openai: retries/);
+    expect(() => retryOptions("openai", { retries: 1.5 })).toThrow(/retries/);
+    expect(() => retryOptions("openai", { retryBaseMs: Number.NaN })).toThrow(/retryBaseMs/);
   });
 });

@@ -36,3 +36,22 @@ export function backoffDelay(
   const step = Math.min(baseMs * 2 ** attempt, MAX_BACKOFF_MS);
   return Math.round(step / 2 + (step / 2) * random());
 }
+
+/**
+ * Validates an adapter's `retries` / `retryBaseMs` options and fills in the defaults (2 retries,
+ * 500 ms). Throws a TypeError naming the bad option, so a typo fails at construction.
+ */
+export function retryOptions(
+  provider: string,
+  options: { retries?: number | undefined; retryBaseMs?: number | undefined },
+): { retries: number; retryBaseMs: number } {
+  const retries = options.retries ?? DEFAULT_RETRIES;
+  const retryBaseMs = options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
+  if (!Number.isInteger(retries) || retries < 0) {
+    throw new TypeError(`${provider}: retries must be a whole number >= 0, got ${retries}`);
+  }
+  if (!Number.isFinite(retryBaseMs) || retryBaseMs < 0) {
+    throw new TypeError(`${provider}: retryBaseMs must be a number >= 0, got ${retryBaseMs}`);
+  }
+  return { retries, retryBaseMs };
+}

@@ -83,6 +83,10 @@ export async function startMockServer(
 
   const wait = (ms: number) =>
     new Promise<void>((resolve) => {
+      if (ms <= 0) {
+        setImmediate(resolve);
+        return;
+      }
       const timer = setTimeout(() => {
         timers.delete(timer);
         resolve();

@@ -1,0 +1,663 @@
+import type {
+  MessageCreateParams,
+  MessageCreateParamsNonStreaming,
+  MessageCreateParamsStreaming,
+} from "@anthropic-ai/sdk/resources/messages";
+import type { Model, ModelRequest, ModelStreamPart, ToolSpec } from "@toolnexus/core";
+import { MissingApiKeyError, ProviderError } from "@toolnexus/provider-utils";
+import {
+  type MockReply,
+  type MockServer,
+  splitBytes,
+  startMockServer,
+} from "@toolnexus/provider-utils/testing";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { type AnthropicOptions, anthropic } from "./model.js";
+import { event, message, streamBody } from "./test-fixtures.js";
+import type { MessagesRequestBody } from "./wire.js";
+
+const KEY = "sk-ant-api03-TESTKEY0123456789";
+let server: MockServer | undefined;
+
+beforeEach(() => {
+  // The machine's own variables must not leak into these tests.
+  vi.stubEnv("ANTHROPIC_API_KEY", "");
+  vi.stubEnv("ANTHROPIC_BASE_URL", "");
+});
+
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await server?.close();
+  server = undefined;
+});
+
+async function serve(script: readonly MockReply[]): Promise<MockServer> {
+  server = await startMockServer(script);
+  return server;
+}
+
+function model(url: string, options: Partial<AnthropicOptions> = {}): Model {
+  return anthropic({
+    model: "claude-sonnet-4-5",
+    baseUrl: url,
+    apiKey: KEY,
+    retryBaseMs: 5,
+    ...options,
+  });
+}
+
+const weather: ToolSpec = {
+  name: "get_weather",
+  description: "Current weather for a city",
+  inputSchema: {
+    type: "object",
+    properties: { city: { type: "string" } },
+    required: ["city"],
+    additionalProperties: false,
+  },
+};
+
+const ask: ModelRequest = {
+  messages: [
+    { role: "system", content: "Be brief." },
+    { role: "user", content: "Weather in Paris?" },
+  ],
+  tools: [weather],
+};
+
+const expectedTools = [
+  {
+    name: "get_weather",
+    description: "Current weather for a city",
+    input_schema: {
+      type: "object" as const,
+      properties: { city: { type: "string" } },
+      required: ["city"],
+      additionalProperties: false,
+    },
+  },
+];
+
+/** The recorded body, typed as what the adapter sends and checked against the SDK's types. */
+function sentBody(index = 0): MessagesRequestBody {
+  const body = server?.requests[index]?.body as MessagesRequestBody;
+  body satisfies MessageCreateParams;
+  return body;
+}
+
+async function collect(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
+  const out: ModelStreamPart[] = [];
+  for await (const part of parts) out.push(part);
+  return out;
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (thrown) {
+    return thrown;
+  }
+  throw new Error("expected a rejection");
+}
+
+function stream(m: Model, request: ModelRequest, signal?: AbortSignal) {
+  if (m.stream === undefined) throw new Error("the adapter streams");
+  return m.stream(request, signal === undefined ? undefined : { signal });
+}
+
+describe("anthropic generate", () => {
+  it("POSTs /v1/messages with x-api-key, anthropic-version and the request", async () => {
+    const { requests, url } = await serve([
+      { json: message({ text: "Sunny, 21°C.", usage: [42, 7] }) },
+    ]);
+    const response = await model(url).generate(ask);
+
+    expect(requests).toHaveLength(1);
+    const request = requests[0];
+    expect(request?.method).toBe("POST");
+    expect(request?.path).toBe("/v1/messages");
+    expect(request?.headers["x-api-key"]).toBe(KEY);
+    expect(request?.headers["anthropic-version"]).toBe("2023-06-01");
+    expect(request?.headers["content-type"]).toBe("application/json");
+    expect(request?.headers.authorization).toBeUndefined();
+    const expected = {
+      model: "claude-sonnet-4-5",
+      max_tokens: 4096,
+      system: "Be brief.",
+      messages: [{ role: "user", content: "Weather in Paris?" }],
+      tools: expectedTools,
+    } satisfies MessageCreateParamsNonStreaming;
+    expect(sentBody()).toEqual(expected);
+
+    expect(response).toEqual({
+      id: "msg_01XFDUDYJgAACzvnptvVoYEL",
+      text: "Sunny, 21°C.",
+      toolCalls: [],
+      usage: { promptTokens: 42, completionTokens: 7, totalTokens: 49 },
+      finishReason: "end_turn",
+    });
+  });
+
+  it("reads tool_use blocks as tool calls next to the text", async () => {
+    const { url } = await serve([
+      {
+        json: message({
+          id: "msg_tools",
+          text: "I'll check both.",
+          toolUses: [
+            { id: "toolu_01A", name: "get_weather", input: { city: "Paris" } },
+            { id: "toolu_01B", name: "get_weather", input: { city: "Zürich", units: "c" } },
+          ],
+          usage: [100, 40],
+        }),
+      },
+    ]);
+    const response = await model(url).generate(ask);
+    expect(response).toEqual({
+      id: "msg_tools",
+      text: "I'll check both.",
+      toolCalls: [
+        {
+          id: "toolu_01A",
+          name: "get_weather",
+          args: { city: "Paris" },
+          rawArgs: '{"city":"Paris"}',
+        },
+        {
+          id: "toolu_01B",
+          name: "get_weather",
+          args: { city: "Zürich", units: "c" },
+          rawArgs: '{"city":"Zürich","units":"c"}',
+        },
+      ],
+      usage: { promptTokens: 100, completionTokens: 40, totalTokens: 140 },
+      finishReason: "tool_use",
+    });
+  });
+
+  it("sends tool results back as tool_result blocks in one user turn", async () => {
+    const { url } = await serve([{ json: message({ text: "Both done." }) }]);
+    await model(url).generate({
+      tools: [weather],
+      messages: [
+        { role: "user", content: "Weather in Paris and Oslo?" },
+        {
+          role: "assistant",
+          id: "msg_1",
+          content: "",
+          toolCalls: [
+            {
+              id: "toolu_1",
+              name: "get_weather",
+              args: { city: "Paris" },
+              rawArgs: '{"city":"Paris"}',
+            },
+            {
+              id: "toolu_2",
+              name: "get_weather",
+              args: { city: "Oslo" },
+              rawArgs: '{"city":"Oslo"}',
+            },
+          ],
+        },
+        { role: "tool", callId: "toolu_1", name: "get_weather", content: "21°C", isError: false },
+        { role: "tool", callId: "toolu_2", name: "get_weather", content: "timeout", isError: true },
+      ],
+    });
+    expect(sentBody().messages).toEqual([
+      { role: "user", content: "Weather in Paris and Oslo?" },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } },
+          { type: "tool_use", id: "toolu_2", name: "get_weather", input: { city: "Oslo" } },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "toolu_1", content: "21°C", is_error: false },
+          { type: "tool_result", tool_use_id: "toolu_2", content: "timeout", is_error: true },
+        ],
+      },
+    ]);
+  });
+
+  it("uses maxTokens, merges requestParams and the caller's headers", async () => {
+    const { requests, url } = await serve([{ json: message({ text: "ok" }) }]);
+    await model(`${url}/v1/`, {
+      maxTokens: 512,
+      headers: { "anthropic-beta": "token-efficient-tools-2025-02-19" },
+      requestParams: { stop_sequences: ["END"], tool_choice: { type: "any" } },
+    }).generate(ask);
+    expect(requests[0]?.path).toBe("/v1/messages");
+    expect(requests[0]?.headers["anthropic-beta"]).toBe("token-efficient-tools-2025-02-19");
+    const expected = {
+      model: "claude-sonnet-4-5",
+      max_tokens: 512,
+      system: "Be brief.",
+      messages: [{ role: "user", content: "Weather in Paris?" }],
+      tools: expectedTools,
+      stop_sequences: ["END"],
+      tool_choice: { type: "any" },
+    } satisfies MessageCreateParamsNonStreaming;
+    expect(sentBody()).toEqual(expected);
+  });
+
+  it("a 200 error body is a ProviderError", async () => {
+    const { url } = await serve([
+      {
+        json: {
+          type: "error",
+          error: { type: "overloaded_error", message: "Overloaded" },
+          request_id: null,
+        },
+      },
+    ]);
+    await expect(model(url).generate(ask)).rejects.toMatchObject({
+      code: "provider_response",
+      providerType: "overloaded_error",
+      providerMessage: "Overloaded",
+    });
+  });
+});
+
+describe("anthropic API key", () => {
+  it("defaults to ANTHROPIC_API_KEY", async () => {
+    vi.stubEnv("ANTHROPIC_API_KEY", "sk-ant-from-env-1111");
+    const { requests, url } = await serve([{ json: message({ text: "ok" }) }]);
+    await model(url, { apiKey: undefined }).generate(ask);
+    expect(requests[0]?.headers["x-api-key"]).toBe("sk-ant-from-env-1111");
+  });
+
+  it("a missing key is a clear error at the first call, naming ANTHROPIC_API_KEY", async () => {
+    const fetch = vi.fn<typeof globalThis.fetch>();
+    const m = anthropic({ model: "claude-sonnet-4-5", fetch });
+    const error = await failure(m.generate(ask));
+    expect(error).toBeInstanceOf(MissingApiKeyError);
+    expect((error as Error).message).toContain("ANTHROPIC_API_KEY");
+    await expect(collect(stream(m, ask))).rejects.toBeInstanceOf(MissingApiKeyError);
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it("reads ANTHROPIC_BASE_URL, else calls api.anthropic.com", async () => {
+    vi.stubEnv("ANTHROPIC_API_KEY", "sk-ant-1111");
+    const urls: string[] = [];
+    const fetch = vi.fn(async (input: string, _init: RequestInit) => {
+      urls.push(input);
+      return Response.json(message({ text: "ok" }));
+    });
+    await anthropic({ model: "m", fetch }).generate(ask);
+    vi.stubEnv("ANTHROPIC_BASE_URL", "https://gateway.example/anthropic");
+    await anthropic({ model: "m", fetch }).generate(ask);
+    expect(urls).toEqual([
+      "https://api.anthropic.com/v1/messages",
+      "https://gateway.example/anthropic/v1/messages",
+    ]);
+  });
+
+  it("a loopback proxy needs no key", async () => {
+    const { requests, url } = await serve([{ json: message({ text: "local" }) }]);
+    expect((await model(url, { apiKey: undefined }).generate(ask)).text).toBe("local");
+    expect(requests[0]?.headers["x-api-key"]).toBeUndefined();
+  });
+
+  it("rejects bad options at construction and has a readable id", () => {
+    expect(() => anthropic({ model: "" })).toThrow(/model/);
+    expect(() => anthropic({ model: "m", maxTokens: 0 })).toThrow(/maxTokens/);
+    expect(() => anthropic({ model: "m", retryBaseMs: -5 })).toThrow(/retryBaseMs/);
+    expect(anthropic({ model: "claude-haiku-4-5" }).id).toBe("anthropic:claude-haiku-4-5");
+  });
+});
+
+describe("anthropic retries and failures", () => {
+  const rateLimited: MockReply = {
+    status: 429,
+    headers: { "retry-after": "1", "request-id": "req_011CSHoEeqs5C35K2UUqR7Fy" },
+    json: {
+      type: "error",
+      error: {
+        type: "rate_limit_error",
+        message: "Number of request tokens has exceeded your rate limit",
+      },
+      request_id: "req_011CSHoEeqs5C35K2UUqR7Fy",
+    },
+  };
+
+  it("429 with Retry-After waits that long, then succeeds", async () => {
+    const { requests, url } = await serve([rateLimited, { json: message({ text: "after" }) }]);
+    const started = Date.now();
+    expect((await model(url, { retryBaseMs: 1 }).generate(ask)).text).toBe("after");
+    expect(requests).toHaveLength(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+
+  it("500 and 529 are retried; when retries run out the error carries status and message", async () => {
+    const overloaded: MockReply = {
+      status: 529,
+      json: {
+        type: "error",
+        error: { type: "overloaded_error", message: "Overloaded" },
+        request_id: null,
+      },
+    };
+    const internal: MockReply = {
+      status: 500,
+      json: {
+        type: "error",
+        error: { type: "api_error", message: "Internal server error" },
+        request_id: null,
+      },
+    };
+    const { requests, url } = await serve([
+      internal,
+      overloaded,
+      { json: message({ text: "ok" }) },
+    ]);
+    expect((await model(url).generate(ask)).text).toBe("ok");
+    expect(requests).toHaveLength(3);
+
+    await server?.close();
+    const again = await serve([overloaded]);
+    const error = await failure(model(again.url, { retries: 1 }).generate(ask));
+    expect(again.requests).toHaveLength(2);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({
+      status: 529,
+      provider: "anthropic",
+      providerType: "overloaded_error",
+      providerMessage: "Overloaded",
+    });
+  });
+
+  it("a dropped connection is retried", async () => {
+    const { requests, url } = await serve([{ drop: true }, { json: message({ text: "ok" }) }]);
+    expect((await model(url).generate(ask)).text).toBe("ok");
+    expect(requests).toHaveLength(2);
+  });
+
+  it("a 401 fails at once with the provider's message and never the key", async () => {
+    const { requests, url } = await serve([
+      {
+        status: 401,
+        json: {
+          type: "error",
+          error: { type: "authentication_error", message: `invalid x-api-key: ${KEY}` },
+          request_id: "req_1",
+        },
+      },
+    ]);
+    const error = await failure(model(url).generate(ask));
+    expect(requests).toHaveLength(1);
+    expect(error).toBeInstanceOf(ProviderError);
+    const e = error as ProviderError;
+    expect(e).toMatchObject({
+      status: 401,
+      providerType: "authentication_error",
+      retryable: false,
+    });
+    expect(e.message).toContain("invalid x-api-key");
+    const everything = [e.message, e.stack, e.providerMessage, JSON.stringify(e)].join("\n");
+    expect(everything).not.toContain(KEY);
+  });
+
+  it("malformed JSON is a ProviderError, not a crash", async () => {
+    const { url } = await serve([{ text: '{"id":"msg_1","type":"message","content":[{"ty' }]);
+    await expect(model(url).generate(ask)).rejects.toMatchObject({ code: "provider_response" });
+  });
+
+  it("an abort during a slow response rejects with the reason at once and is not retried", async () => {
+    const { requests, url } = await serve([
+      { delayMs: 30_000, reply: { json: message({ text: "too late" }) } },
+    ]);
+    const controller = new AbortController();
+    const pending = model(url).generate(ask, { signal: controller.signal });
+    while (requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const reason = new DOMException("user pressed stop", "AbortError");
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(requests).toHaveLength(1);
+  });
+});
+
+describe("anthropic stream", () => {
+  it("streams text deltas, then finish with usage from message_start and message_delta", async () => {
+    const { url } = await serve([
+      { chunks: [streamBody({ text: ["Hel", "lo", " wörld"], usage: [25, 15] })] },
+    ]);
+    const parts = await collect(stream(model(url), ask));
+    const expected = {
+      model: "claude-sonnet-4-5",
+      max_tokens: 4096,
+      system: "Be brief.",
+      messages: [{ role: "user", content: "Weather in Paris?" }],
+      tools: expectedTools,
+      stream: true,
+    } satisfies MessageCreateParamsStreaming;
+    expect(sentBody()).toEqual(expected);
+    expect(parts).toEqual([
+      { type: "text", delta: "Hel" },
+      { type: "text", delta: "lo" },
+      { type: "text", delta: " wörld" },
+      {
+        type: "finish",
+        response: {
+          id: "msg_01XFDUDYJgAACzvnptvVoYEL",
+          text: "Hello wörld",
+          toolCalls: [],
+          usage: { promptTokens: 25, completionTokens: 15, totalTokens: 40 },
+          finishReason: "end_turn",
+        },
+      },
+    ]);
+  });
+
+  it("assembles tool calls from input_json_delta split mid-key, mid-escape and mid-UTF-8", async () => {
+    const body = streamBody({
+      id: "msg_split",
+      text: ["Checking…"],
+      toolUses: [
+        {
+          id: "toolu_paris",
+          name: "get_weather",
+          fragments: ['{"ci', 'ty": "Paris \\', '"Rive Gauche\\""', "}"],
+        },
+        {
+          id: "toolu_zurich",
+          name: "get_weather",
+          fragments: ['{"city": "Zürich \ud83d', '\ude00", "note": "ünïcødé €"}'],
+        },
+      ],
+      usage: [30, 20],
+    });
+    const chunks = splitBytes(body, [
+      { at: "…", offset: 1 },
+      { at: "event:", offset: 3 },
+      { at: '"ci', offset: 2 },
+      { at: "ü", offset: 1 },
+      { at: "ünïcødé", offset: 1 },
+      { at: "€", offset: 2 },
+      { at: "message_stop", offset: 4 },
+    ]);
+    const { url } = await serve([{ chunks, chunkDelayMs: 10 }]);
+    const parts = await collect(stream(model(url), ask));
+
+    const calls = [
+      {
+        id: "toolu_paris",
+        name: "get_weather",
+        args: { city: 'Paris "Rive Gauche"' },
+        rawArgs: '{"city":"Paris \\"Rive Gauche\\""}',
+      },
+      {
+        id: "toolu_zurich",
+        name: "get_weather",
+        args: { city: "Zürich 😀", note: "ünïcødé €" },
+        rawArgs: '{"city":"Zürich 😀","note":"ünïcødé €"}',
+      },
+    ];
+    expect(parts).toEqual([
+      { type: "text", delta: "Checking…" },
+      { type: "tool_call", call: calls[0] },
+      { type: "tool_call", call: calls[1] },
+      {
+        type: "finish",
+        response: {
+          id: "msg_split",
+          text: "Checking…",
+          toolCalls: calls,
+          usage: { promptTokens: 30, completionTokens: 20, totalTokens: 50 },
+          finishReason: "tool_use",
+        },
+      },
+    ]);
+  });
+
+  it("a tool call without input (no deltas) has empty args", async () => {
+    const { url } = await serve([
+      { chunks: [streamBody({ toolUses: [{ id: "toolu_1", name: "now", fragments: [] }] })] },
+    ]);
+    const parts = await collect(stream(model(url), ask));
+    expect(parts.filter((p) => p.type === "tool_call")).toEqual([
+      { type: "tool_call", call: { id: "toolu_1", name: "now", args: {}, rawArgs: "{}" } },
+    ]);
+  });
+
+  it("the streamed and non-streamed answers to the same script are the same", async () => {
+    const toolUses = [
+      { id: "toolu_1", name: "get_weather", input: { city: "Paris" } },
+      { id: "toolu_2", name: "get_weather", input: { city: "Oslo" } },
+    ];
+    const { url } = await serve([
+      { json: message({ text: "Let me look.", toolUses, usage: [50, 12] }) },
+      {
+        chunks: [
+          streamBody({
+            text: ["Let ", "me look."],
+            toolUses: toolUses.map((use) => {
+              const json = JSON.stringify(use.input, null, 1);
+              return { id: use.id, name: use.name, fragments: [json.slice(0, 4), json.slice(4)] };
+            }),
+            usage: [50, 12],
+          }),
+        ],
+      },
+    ]);
+    const m = model(url);
+    const plain = await m.generate(ask);
+    const parts = await collect(stream(m, ask));
+    const finish = parts.at(-1);
+    expect(finish?.type).toBe("finish");
+    expect(finish?.type === "finish" ? finish.response : undefined).toEqual(plain);
+  });
+
+  it("an error event is a ProviderError with the provider's type and message", async () => {
+    const body = streamBody({ text: ["Hi"] });
+    const cut = body.indexOf("event: content_block_stop");
+    const { url } = await serve([
+      {
+        chunks: [
+          body.slice(0, cut),
+          event({
+            type: "error",
+            error: { type: "overloaded_error", message: "Overloaded" },
+            request_id: null,
+          }),
+        ],
+      },
+    ]);
+    const parts: ModelStreamPart[] = [];
+    const error = await failure(
+      (async () => {
+        for await (const part of stream(model(url), ask)) parts.push(part);
+      })(),
+    );
+    expect(parts).toEqual([{ type: "text", delta: "Hi" }]);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({
+      code: "provider_stream",
+      providerType: "overloaded_error",
+      providerMessage: "Overloaded",
+      retryable: true,
+    });
+  });
+
+  it("a connection dropped mid-stream is a ProviderError, not a hang", async () => {
+    const body = streamBody({ text: ["one ", "two"] });
+    const { url } = await serve([{ chunks: [body.slice(0, body.indexOf("two"))], drop: true }]);
+    await expect(collect(stream(model(url), ask))).rejects.toMatchObject({
+      code: "provider_network",
+    });
+  });
+
+  it("a stream that closes before message_stop is a ProviderError", async () => {
+    const body = streamBody({ text: ["partial"] });
+    const { url } = await serve([
+      { chunks: [body.slice(0, body.indexOf("event: message_delta"))] },
+    ]);
+    await expect(collect(stream(model(url), ask))).rejects.toMatchObject({
+      code: "provider_stream",
+    });
+  });
+
+  it("a malformed event is a ProviderError", async () => {
+    const { url } = await serve([
+      { chunks: ['event: message_start\ndata: {"type": "message_st\n\n'] },
+    ]);
+    await expect(collect(stream(model(url), ask))).rejects.toMatchObject({
+      code: "provider_response",
+    });
+  });
+
+  it("unknown events and block kinds are skipped", async () => {
+    const body = streamBody({ text: ["ok"] });
+    const extra = [
+      'event: content_block_start\ndata: {"type":"content_block_start","index":5,"content_block":{"type":"thinking","thinking":"","signature":""}}\n\n',
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":5,"delta":{"type":"thinking_delta","thinking":"hmm"}}\n\n',
+      'event: content_block_stop\ndata: {"type":"content_block_stop","index":5}\n\n',
+      'event: brand_new\ndata: {"type":"brand_new"}\n\n',
+    ].join("");
+    const cut = body.indexOf("event: message_delta");
+    const { url } = await serve([{ chunks: [body.slice(0, cut), extra, body.slice(cut)] }]);
+    const parts = await collect(stream(model(url), ask));
+    expect(parts.at(-1)).toMatchObject({ type: "finish", response: { text: "ok", toolCalls: [] } });
+  });
+
+  it("a 529 before the stream starts is retried", async () => {
+    const { requests, url } = await serve([
+      {
+        status: 529,
+        json: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+      },
+      { chunks: [streamBody({ text: ["ok"] })] },
+    ]);
+    const parts = await collect(stream(model(url), ask));
+    expect(parts.at(-1)).toMatchObject({ type: "finish", response: { text: "ok" } });
+    expect(requests).toHaveLength(2);
+  });
+
+  it("an abort mid-stream rejects with the reason", async () => {
+    const body = streamBody({ text: ["first", "never"] });
+    const cut = body.indexOf('"never"');
+    const { url } = await serve([
+      {
+        chunks: [body.slice(0, body.lastIndexOf("event:", cut)), body.slice(cut)],
+        chunkDelayMs: 30_000,
+      },
+    ]);
+    const controller = new AbortController();
+    const reason = new Error("stop streaming");
+    const seen: ModelStreamPart[] = [];
+    const error = await failure(
+      (async () => {
+        for await (const part of stream(model(url), ask, controller.signal)) {
+          seen.push(part);
+          controller.abort(reason);
+        }
+      })(),
+    );
+    expect(error).toBe(reason);
+    expect(seen).toEqual([{ type: "text", delta: "first" }]);
+  });
+});

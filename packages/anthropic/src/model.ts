@@ -1,0 +1,164 @@
+import type {
+  Model,
+  ModelCallOptions,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamPart,
+} from "@toolnexus/core";
+import {
+  credentialValues,
+  type FetchFunction,
+  type HttpSettings,
+  hasCredentialHeader,
+  isLoopbackUrl,
+  joinUrl,
+  MissingApiKeyError,
+  parseEventData,
+  postForStream,
+  postJson,
+  RETRY_STATUSES,
+  readEnv,
+  retryOptions,
+  streamEvents,
+  urlPath,
+} from "@toolnexus/provider-utils";
+import { messagesRequestBody } from "./request.js";
+import { parseMessage } from "./response.js";
+import { MessageStreamAssembler } from "./stream.js";
+
+/** The Anthropic API, used when neither `baseUrl` nor `ANTHROPIC_BASE_URL` is set. */
+export const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
+
+/** The `anthropic-version` header sent unless `headers` override it. */
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+/** `max_tokens` when the options leave it out. */
+export const DEFAULT_MAX_TOKENS = 4096;
+
+/** Options of {@link anthropic}. */
+export interface AnthropicOptions {
+  /** The model name, e.g. `"claude-sonnet-4-5"` or `"claude-haiku-4-5"`. */
+  model: string;
+  /**
+   * The API root; `/v1/messages` is appended (`/messages` when it already ends in `/v1`).
+   * Defaults to `ANTHROPIC_BASE_URL` from the environment, else `https://api.anthropic.com`.
+   */
+  baseUrl?: string;
+  /**
+   * Sent as `x-api-key`. Defaults to `ANTHROPIC_API_KEY`. Not needed for a `baseUrl` on
+   * loopback, or when `headers` carry `x-api-key` / `authorization` themselves.
+   */
+  apiKey?: string;
+  /** Extra headers on every request (e.g. `anthropic-beta`); they win over the defaults. */
+  headers?: Record<string, string>;
+  /** The `fetch` to use; defaults to the global one. */
+  fetch?: FetchFunction;
+  /** `max_tokens` of every request. Default 4096. */
+  maxTokens?: number;
+  /**
+   * Retries after the first attempt on 429, 500, 502, 503, 504, 529 (overloaded) and network
+   * errors. Default 2.
+   */
+  retries?: number;
+  /** Base of the exponential backoff between retries, in ms. Default 500. */
+  retryBaseMs?: number;
+  /**
+   * Extra body keys merged into every request (e.g. `tool_choice`, `stop_sequences`, `metadata`,
+   * `thinking`). They win over the adapter's own keys, `system` and `max_tokens` included,
+   * except `messages`, `tools` and `stream`.
+   */
+  requestParams?: Record<string, unknown>;
+  /** The model's label in logs and `RunResult.model`. Default `"anthropic:<model>"`. */
+  id?: string;
+}
+
+const PROVIDER = "anthropic";
+
+/** Anthropic also answers 529 when it is overloaded. */
+const STATUSES = [...RETRY_STATUSES, 529];
+
+/**
+ * A {@link Model} for the Anthropic Messages API (Claude). Use it as the `model` of
+ * `createClient` from `@toolnexus/client`; point `baseUrl` at a proxy or gateway that speaks
+ * the same API.
+ *
+ * Nothing is sent at construction; the API key is looked up at each call, so a missing key is
+ * a {@link MissingApiKeyError} at the first call, naming `ANTHROPIC_API_KEY`.
+ *
+ * @example
+ * import { anthropic } from "@toolnexus/anthropic";
+ * const model = anthropic({ model: "claude-sonnet-4-5" }); // reads ANTHROPIC_API_KEY
+ */
+export function anthropic(options: AnthropicOptions): Model {
+  if (typeof options?.model !== "string" || options.model.trim() === "") {
+    throw new TypeError('anthropic: "model" must be a non-empty string, e.g. "claude-sonnet-4-5"');
+  }
+  if (options.baseUrl !== undefined && !URL.canParse(options.baseUrl)) {
+    throw new TypeError(`anthropic: "baseUrl" is not a valid URL: ${options.baseUrl}`);
+  }
+  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) {
+    throw new TypeError(`anthropic: maxTokens must be a whole number >= 1, got ${maxTokens}`);
+  }
+  const { retries, retryBaseMs } = retryOptions(PROVIDER, options);
+  const model = options.model;
+  const requestParams = { ...options.requestParams };
+  const extraHeaders = { ...options.headers };
+
+  const prepare = (signal: AbortSignal | undefined) => {
+    const baseUrl = options.baseUrl ?? readEnv("ANTHROPIC_BASE_URL") ?? ANTHROPIC_BASE_URL;
+    const apiKey = resolveKey(options, baseUrl);
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "anthropic-version": ANTHROPIC_VERSION,
+    };
+    if (apiKey !== undefined) headers["x-api-key"] = apiKey;
+    Object.assign(headers, extraHeaders);
+    const secrets = [...(apiKey === undefined ? [] : [apiKey]), ...credentialValues(headers)];
+    const http: HttpSettings = {
+      provider: PROVIDER,
+      fetch: options.fetch,
+      retries,
+      retryBaseMs,
+      retryStatuses: STATUSES,
+      secrets,
+    };
+    return { url: messagesUrl(baseUrl), headers, signal, http };
+  };
+
+  return {
+    id: options.id ?? `${PROVIDER}:${model}`,
+
+    async generate(request: ModelRequest, call?: ModelCallOptions): Promise<ModelResponse> {
+      const { http, ...post } = prepare(call?.signal);
+      const body = messagesRequestBody(model, maxTokens, request, requestParams, false);
+      const json = await postJson({ ...post, body }, http);
+      return parseMessage(json, http);
+    },
+
+    async *stream(request: ModelRequest, call?: ModelCallOptions): AsyncGenerator<ModelStreamPart> {
+      const { http, ...post } = prepare(call?.signal);
+      const body = messagesRequestBody(model, maxTokens, request, requestParams, true);
+      const response = await postForStream({ ...post, body }, http);
+      const assembler = new MessageStreamAssembler(http);
+      for await (const event of streamEvents(response, call?.signal, http)) {
+        yield* assembler.push(parseEventData(event, http));
+        if (assembler.stopped) break;
+      }
+      yield* assembler.end();
+    },
+  };
+}
+
+/** `{baseUrl}/v1/messages`, or `{baseUrl}/messages` when the base URL already ends in `/v1`. */
+export function messagesUrl(baseUrl: string): string {
+  return joinUrl(baseUrl, urlPath(baseUrl).endsWith("/v1") ? "messages" : "v1/messages");
+}
+
+function resolveKey(options: AnthropicOptions, baseUrl: string): string | undefined {
+  if (options.apiKey !== undefined && options.apiKey !== "") return options.apiKey;
+  const key = readEnv("ANTHROPIC_API_KEY");
+  if (key !== undefined) return key;
+  if (isLoopbackUrl(baseUrl) || hasCredentialHeader(options.headers ?? {})) return undefined;
+  throw new MissingApiKeyError(PROVIDER, ["ANTHROPIC_API_KEY"]);
+}

@@ -1,0 +1,139 @@
+import type { Message, ModelRequest, ToolSpec } from "@toolnexus/core";
+import type {
+  AssistantBlockParam,
+  MessageParam,
+  MessagesRequestBody,
+  ToolParam,
+  UserBlockParam,
+} from "./wire.js";
+
+type Turn =
+  | { role: "user"; blocks: UserBlockParam[] }
+  | { role: "assistant"; blocks: AssistantBlockParam[] };
+
+/**
+ * Maps the provider-neutral transcript to the Messages API: system messages are hoisted into
+ * one `system` string (joined by blank lines); assistant tool calls become `tool_use` blocks;
+ * tool results become `tool_result` blocks (`tool_use_id`, `content`, `is_error`). Consecutive
+ * messages of one role are merged into one turn, so the results of parallel calls travel in a
+ * single `user` turn, with `tool_result` blocks ahead of any text as the API requires. Empty
+ * text is left out (the API rejects empty text blocks); a turn with a single text block is
+ * sent as a plain string.
+ */
+export function toAnthropicMessages(messages: readonly Message[]): {
+  system: string | undefined;
+  messages: MessageParam[];
+} {
+  const system: string[] = [];
+  const turns: Turn[] = [];
+
+  const add = (turn: Turn) => {
+    if (turn.blocks.length === 0) return;
+    const last = turns.at(-1);
+    if (last?.role === "user" && turn.role === "user") last.blocks.push(...turn.blocks);
+    else if (last?.role === "assistant" && turn.role === "assistant")
+      last.blocks.push(...turn.blocks);
+    else turns.push(turn);
+  };
+
+  for (const message of messages) {
+    switch (message.role) {
+      case "system":
+        if (message.content !== "") system.push(message.content);
+        break;
+      case "user":
+        add({ role: "user", blocks: textBlocks(message.content) });
+        break;
+      case "assistant":
+        add({
+          role: "assistant",
+          blocks: [
+            ...textBlocks(message.content),
+            ...(message.toolCalls ?? []).map(
+              (call): AssistantBlockParam => ({
+                type: "tool_use",
+                id: call.id,
+                name: call.name,
+                // The API needs an object; arguments that were not one are sent as `{}`.
+                input: call.argsError === undefined ? call.args : {},
+              }),
+            ),
+          ],
+        });
+        break;
+      case "tool":
+        add({
+          role: "user",
+          blocks: [
+            {
+              type: "tool_result",
+              tool_use_id: message.callId,
+              content: message.content,
+              is_error: message.isError,
+            },
+          ],
+        });
+        break;
+    }
+  }
+
+  return {
+    system: system.length === 0 ? undefined : system.join("\n\n"),
+    messages: turns.map(toParam),
+  };
+}
+
+function textBlocks(text: string): { type: "text"; text: string }[] {
+  return text === "" ? [] : [{ type: "text", text }];
+}
+
+function toParam(turn: Turn): MessageParam {
+  const only = turn.blocks.length === 1 ? turn.blocks[0] : undefined;
+  if (only?.type === "text") return { role: turn.role, content: only.text };
+  if (turn.role === "assistant") return { role: "assistant", content: turn.blocks };
+  // Tool results first: the API wants them at the start of the turn after the tool calls.
+  const results = turn.blocks.filter((block) => block.type === "tool_result");
+  const rest = turn.blocks.filter((block) => block.type !== "tool_result");
+  return { role: "user", content: [...results, ...rest] };
+}
+
+/** Maps tool specs to Messages API tools (`name`, `description`, `input_schema`). */
+export function toAnthropicTools(tools: readonly ToolSpec[]): ToolParam[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: { ...tool.inputSchema, type: "object" },
+  }));
+}
+
+/** Keys `requestParams` cannot override. */
+const OWNED = ["messages", "tools", "stream"] as const;
+
+/**
+ * The request body for one call: `model`, `max_tokens`, the hoisted `system`, `messages` and,
+ * when there are any, `tools`. `requestParams` are merged in and win, except `messages`,
+ * `tools` and `stream`; without tools, a `tool_choice` among them is dropped.
+ */
+export function messagesRequestBody(
+  model: string,
+  maxTokens: number,
+  request: ModelRequest,
+  requestParams: Readonly<Record<string, unknown>>,
+  stream: boolean,
+): MessagesRequestBody {
+  const params: Record<string, unknown> = { ...requestParams };
+  for (const key of OWNED) delete params[key];
+  const hasTools = request.tools.length > 0;
+  if (!hasTools) delete params.tool_choice;
+
+  const { system, messages } = toAnthropicMessages(request.messages);
+  const body: MessagesRequestBody = {
+    model,
+    max_tokens: maxTokens,
+    ...(system === undefined ? {} : { system }),
+    messages,
+    ...(hasTools ? { tools: toAnthropicTools(request.tools) } : {}),
+    ...(stream ? { stream: true as const } : {}),
+  };
+  return Object.assign(body, params);
+}

@@ -1,0 +1,144 @@
+import type { ModelResponse, ModelStreamPart, ToolCall } from "@toolnexus/core";
+import { asRecord, ProviderError } from "@toolnexus/provider-utils";
+import { count, errorEvent, type ParseContext, toolUseCall, usageFrom } from "./response.js";
+
+interface OpenBlock {
+  type: string;
+  id: string;
+  name: string;
+  json: string;
+}
+
+/**
+ * Folds Messages API stream events into stream parts: `message_start` (id, input tokens),
+ * `content_block_start` / `content_block_delta` / `content_block_stop` (text deltas pass through
+ * as they arrive; `input_json_delta` fragments, cut anywhere, are joined and parsed when their
+ * block stops, which emits the tool call), `message_delta` (stop reason, cumulative usage),
+ * `message_stop`, `ping` (ignored) and `error` (a {@link ProviderError}). Unknown events and
+ * block kinds are skipped, so new API features do not break old adapters.
+ */
+export class MessageStreamAssembler {
+  readonly #context: ParseContext;
+  #id: string | undefined;
+  #text = "";
+  #blocks = new Map<number, OpenBlock>();
+  #calls: ToolCall[] = [];
+  #input: number | undefined;
+  #output: number | undefined;
+  #stopReason: string | undefined;
+  #stopped = false;
+
+  constructor(context: ParseContext) {
+    this.#context = context;
+  }
+
+  /** True once `message_stop` arrived. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** Takes one parsed event and returns the parts it completes. */
+  push(event: unknown): ModelStreamPart[] {
+    const body = asRecord(event);
+    if (body === undefined) return [];
+    switch (body.type) {
+      case "message_start": {
+        const message = asRecord(body.message);
+        if (typeof message?.id === "string") this.#id = message.id;
+        this.#takeUsage(message?.usage);
+        return [];
+      }
+      case "content_block_start": {
+        const block = asRecord(body.content_block);
+        const index = count(body.index);
+        if (block === undefined || index === undefined) return [];
+        const open: OpenBlock = {
+          type: typeof block.type === "string" ? block.type : "",
+          id: typeof block.id === "string" ? block.id : "",
+          name: typeof block.name === "string" ? block.name : "",
+          json: "",
+        };
+        this.#blocks.set(index, open);
+        // A text block may start with text already in it.
+        if (open.type === "text" && typeof block.text === "string" && block.text !== "") {
+          return [this.#textPart(block.text)];
+        }
+        return [];
+      }
+      case "content_block_delta": {
+        const delta = asRecord(body.delta);
+        const open = this.#blocks.get(count(body.index) ?? -1);
+        if (delta?.type === "text_delta" && typeof delta.text === "string" && delta.text !== "") {
+          return [this.#textPart(delta.text)];
+        }
+        if (delta?.type === "input_json_delta" && typeof delta.partial_json === "string") {
+          if (open !== undefined) open.json += delta.partial_json;
+        }
+        return [];
+      }
+      case "content_block_stop": {
+        const index = count(body.index) ?? -1;
+        const open = this.#blocks.get(index);
+        this.#blocks.delete(index);
+        if (open?.type !== "tool_use") return [];
+        const call = toolUseCall(open.id, open.name, open.json);
+        this.#calls.push(call);
+        return [{ type: "tool_call", call }];
+      }
+      case "message_delta": {
+        const delta = asRecord(body.delta);
+        if (typeof delta?.stop_reason === "string") this.#stopReason = delta.stop_reason;
+        this.#takeUsage(body.usage);
+        return [];
+      }
+      case "message_stop":
+        this.#stopped = true;
+        return [];
+      case "error":
+        throw errorEvent(body, this.#context, "provider_stream");
+      default:
+        // `ping` and anything newer than this adapter.
+        return [];
+    }
+  }
+
+  /**
+   * Ends the stream and returns the `finish` part. A stream that closed before `message_stop`
+   * (and without a stop reason) was cut off and is a {@link ProviderError}.
+   */
+  end(): ModelStreamPart[] {
+    if (!this.#stopped && this.#stopReason === undefined) {
+      throw new ProviderError(
+        "provider_stream",
+        `${this.#context.provider}: the stream ended before message_stop`,
+        { provider: this.#context.provider },
+      );
+    }
+    return [{ type: "finish", response: this.response() }];
+  }
+
+  /** The response assembled so far. */
+  response(): ModelResponse {
+    const response: ModelResponse = { text: this.#text, toolCalls: [...this.#calls] };
+    if (this.#id !== undefined) response.id = this.#id;
+    if (this.#input !== undefined || this.#output !== undefined) {
+      response.usage = usageFrom(this.#input ?? 0, this.#output ?? 0);
+    }
+    if (this.#stopReason !== undefined) response.finishReason = this.#stopReason;
+    return response;
+  }
+
+  #textPart(text: string): ModelStreamPart {
+    this.#text += text;
+    return { type: "text", delta: text };
+  }
+
+  /** Usage counts are cumulative: a later event's count replaces an earlier one. */
+  #takeUsage(value: unknown): void {
+    const usage = asRecord(value);
+    const input = count(usage?.input_tokens);
+    const output = count(usage?.output_tokens);
+    if (input !== undefined) this.#input = input;
+    if (output !== undefined) this.#output = output;
+  }
+}

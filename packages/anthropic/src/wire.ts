@@ -1,0 +1,53 @@
+/**
+ * The parts of the Messages API wire format this adapter writes. Kept local (the
+ * `@anthropic-ai/sdk` package is a dev dependency only); the tests check these shapes against
+ * the SDK's types.
+ */
+
+export interface TextBlockParam {
+  type: "text";
+  text: string;
+}
+
+export interface ToolUseBlockParam {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+export interface ToolResultBlockParam {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string;
+  is_error: boolean;
+}
+
+export type UserBlockParam = TextBlockParam | ToolResultBlockParam;
+export type AssistantBlockParam = TextBlockParam | ToolUseBlockParam;
+
+export type MessageParam =
+  | { role: "user"; content: string | UserBlockParam[] }
+  | { role: "assistant"; content: string | AssistantBlockParam[] };
+
+export interface ToolParam {
+  name: string;
+  description: string;
+  input_schema: { type: "object"; [keyword: string]: unknown };
+}
+
+interface MessagesRequestBase {
+  model: string;
+  max_tokens: number;
+  system?: string;
+  messages: MessageParam[];
+  tools?: ToolParam[];
+}
+
+/**
+ * The request body the adapter builds, before `requestParams` (untyped, any documented key) are
+ * merged in: a plain call or a streamed one.
+ */
+export type MessagesRequestBody =
+  | (MessagesRequestBase & { stream?: never })
+  | (MessagesRequestBase & { stream: true });

@@ -1,0 +1,4 @@
+export type { FetchFunction, ProviderErrorCode } from "@toolnexus/provider-utils";
+export { MissingApiKeyError, ProviderError } from "@toolnexus/provider-utils";
+export type { OpenAIOptions } from "./model.js";
+export { OPENAI_BASE_URL, OPENROUTER_BASE_URL, openai } from "./model.js";

@@ -1,0 +1,125 @@
+import { type ModelResponse, randomId, type ToolCall, toolCall, type Usage } from "@toolnexus/core";
+import { asRecord, ProviderError, redact } from "@toolnexus/provider-utils";
+
+/** Who is parsing: the adapter's name and the secrets to keep out of error messages. */
+export interface ParseContext {
+  provider: string;
+  secrets: readonly string[];
+}
+
+/**
+ * Reads a Chat Completions response: the first choice's text and tool calls, the usage, the
+ * response id and the finish reason. A body without choices, or one carrying an `error` object
+ * (some gateways answer errors with status 200), is a {@link ProviderError}.
+ */
+export function parseChatCompletion(json: unknown, context: ParseContext): ModelResponse {
+  const body = asRecord(json);
+  if (body === undefined) throw malformed(context, "the response is not a JSON object");
+  throwIfErrorBody(body, context, "provider_response");
+  const choices = Array.isArray(body.choices) ? body.choices : [];
+  const choice = asRecord(choices.find((c) => asRecord(c)?.index === 0) ?? choices[0]);
+  const message = asRecord(choice?.message);
+  if (choice === undefined || message === undefined) {
+    throw malformed(context, "the response has no choices[0].message");
+  }
+
+  const response: ModelResponse = {
+    text: textOf(message),
+    toolCalls: toolCallsOf(message.tool_calls),
+  };
+  if (typeof body.id === "string" && body.id !== "") response.id = body.id;
+  const usage = usageOf(body.usage);
+  if (usage !== undefined) response.usage = usage;
+  if (typeof choice.finish_reason === "string") response.finishReason = choice.finish_reason;
+  return response;
+}
+
+function textOf(message: Record<string, unknown>): string {
+  if (typeof message.content === "string") return message.content;
+  // Content given as parts by some compatible servers.
+  if (Array.isArray(message.content)) {
+    return message.content
+      .map((part) => {
+        const record = asRecord(part);
+        return typeof record?.text === "string" ? record.text : "";
+      })
+      .join("");
+  }
+  // A refusal is the model's answer too; the loop shows it as text.
+  return typeof message.refusal === "string" ? message.refusal : "";
+}
+
+function toolCallsOf(value: unknown): ToolCall[] {
+  if (!Array.isArray(value)) return [];
+  const calls: ToolCall[] = [];
+  for (const item of value) {
+    const record = asRecord(item);
+    const fn = asRecord(record?.function);
+    if (record === undefined || fn === undefined) continue;
+    const id = typeof record.id === "string" && record.id !== "" ? record.id : randomId("call");
+    const name = typeof fn.name === "string" ? fn.name : "";
+    calls.push(toolCall(id, name, argumentsText(fn.arguments)));
+  }
+  return calls;
+}
+
+/**
+ * The raw argument text. The API sends a string; a few compatible servers send the parsed
+ * object, which is serialised back.
+ */
+export function argumentsText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return "";
+  return JSON.stringify(value);
+}
+
+/** Maps `prompt_tokens` / `completion_tokens` / `total_tokens` to a {@link Usage}. */
+export function usageOf(value: unknown): Usage | undefined {
+  const usage = asRecord(value);
+  if (usage === undefined) return undefined;
+  const prompt = count(usage.prompt_tokens);
+  const completion = count(usage.completion_tokens);
+  const total = count(usage.total_tokens);
+  if (prompt === undefined && completion === undefined && total === undefined) return undefined;
+  const promptTokens = prompt ?? 0;
+  const completionTokens = completion ?? 0;
+  return { promptTokens, completionTokens, totalTokens: total ?? promptTokens + completionTokens };
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/** Throws when a 200 body (or a stream chunk) is an error report: `{ error: { message } }`. */
+export function throwIfErrorBody(
+  body: Record<string, unknown>,
+  context: ParseContext,
+  code: "provider_response" | "provider_stream",
+): void {
+  if (body.error === undefined || body.error === null) return;
+  const error = asRecord(body.error);
+  const raw =
+    typeof body.error === "string"
+      ? body.error
+      : typeof error?.message === "string"
+        ? error.message
+        : JSON.stringify(body.error);
+  const providerMessage = redact(raw, context.secrets);
+  const type = typeof error?.type === "string" ? error.type : error?.code;
+  const init: ConstructorParameters<typeof ProviderError>[2] = {
+    provider: context.provider,
+    providerMessage,
+  };
+  if (typeof type === "string" || typeof type === "number") init.providerType = String(type);
+  throw new ProviderError(
+    code,
+    `${context.provider}: the provider reported an error: ${providerMessage}`,
+    init,
+  );
+}
+
+function malformed(context: ParseContext, problem: string): ProviderError {
+  return new ProviderError("provider_response", `${context.provider}: ${problem}`, {
+    provider: context.provider,
+  });
+}

@@ -1,0 +1,43 @@
+/**
+ * The parts of the Chat Completions wire format this adapter writes and reads. Kept local (the
+ * `openai` SDK is a dev dependency only); the tests check these shapes against the SDK's types.
+ */
+
+export interface ChatToolCallParam {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export type ChatMessageParam =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | null; tool_calls?: ChatToolCallParam[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+export interface ChatToolParam {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+interface ChatRequestBase {
+  model: string;
+  messages: ChatMessageParam[];
+  tools?: ChatToolParam[];
+  tool_choice?: "auto";
+}
+
+/**
+ * The request body the adapter builds, before `requestParams` (untyped, any documented key) are
+ * merged in: a plain call, or a streamed one asking for usage in the last chunk.
+ */
+export type ChatRequestBody =
+  | (ChatRequestBase & { stream?: never; stream_options?: never })
+  | (ChatRequestBase & { stream: true; stream_options: { include_usage?: boolean } });
+
+/** `usage` of a completion or of the last stream chunk. */
+export interface ChatUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+}
