@@ -410,10 +410,15 @@ export class Run {
     request: Request,
   ): Promise<Answer | { problem: string }> {
     const waitFor = this.config.waitFor!;
-    const deadline = this.deadlineOf(request);
     const expired: Answer = { id: request.id, ok: false, reason: "expired" };
-    if (isExpired(deadline)) return expired;
+    // A request already past its own expiresAt is not shown to anyone.
+    if (isExpired(request.expiresAt)) return expired;
     if (this.signal?.aborted) throw this.cancelled();
+    // The wait limit starts now, when the human is asked.
+    const limitMs = smallest(
+      request.expiresAt === undefined ? undefined : Date.parse(request.expiresAt) - Date.now(),
+      this.config.waitTimeoutMs,
+    );
 
     const controller = new AbortController();
     const resumeClock = this.clock.pause();
@@ -421,11 +426,11 @@ export class Run {
     let unlink: (() => void) | undefined;
     try {
       const outcome = await new Promise<unknown>((resolve, reject) => {
-        if (deadline !== undefined) {
+        if (limitMs !== undefined) {
           timer = setTimeout(() => {
             controller.abort(new DOMException("the wait for an answer expired", "TimeoutError"));
             resolve(expired);
-          }, Date.parse(deadline) - Date.now());
+          }, limitMs);
         }
         if (this.signal !== undefined) {
           const onAbort = () => {

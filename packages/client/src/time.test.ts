@@ -86,7 +86,7 @@ describe("a call's budget is enforced, not advisory", () => {
       { toolCalls: [{ id: "c1", name: "hang" }] },
       { content: "never reached" },
     ]);
-    const result = await createClient({ model, tools: [hang], timeoutMs: 60 }).run("go");
+    const result = await createClient({ model, tools: [hang], timeoutMs: 300 }).run("go");
     expect(result.status).toBe("incomplete");
     if (result.status === "incomplete") expect(result.limit).toBe("timeout");
     expect(result.messages.find((m) => m.role === "tool")?.content).toMatch(
@@ -106,7 +106,7 @@ describe("a call's budget is enforced, not advisory", () => {
         });
       },
     });
-    const result = await createClient({ model: slowModel, timeoutMs: 40 }).run("go");
+    const result = await createClient({ model: slowModel, timeoutMs: 200 }).run("go");
     expect(result.status).toBe("incomplete");
     expect(modelSignal?.aborted).toBe(true);
   });

@@ -179,10 +179,10 @@ describe("waitFor: in-process suspension", () => {
     const client = createClient({
       model: deployOnce(),
       tools: [tool],
-      timeoutMs: 300,
+      timeoutMs: 1000,
       waitFor: async (request) => {
         // Longer than both the call's and the run's budgets.
-        await new Promise((resolve) => setTimeout(resolve, 400));
+        await new Promise((resolve) => setTimeout(resolve, 1100));
         return { id: request.id, ok: true };
       },
     });
