@@ -84,6 +84,15 @@ describe("save and get", () => {
     expect(store.list()).toEqual([]);
   });
 
+  it("a checkpoint missing fields a resume does not need still saves and lists", () => {
+    const r = request();
+    const { createdAt: _dropped, ...rest } = checkpoint([r]);
+    const sparse = rest as Checkpoint;
+    store.save(sparse);
+    expect(store.get(r.id)).toEqual(sparse);
+    expect(store.list()[0]?.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+
   it("saving an id again is idempotent: a waiting one is updated, a resumed one not revived", () => {
     const r = request();
     const ckp = checkpoint([r]);

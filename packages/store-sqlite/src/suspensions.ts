@@ -47,8 +47,8 @@ interface SummaryRow {
   state: string;
 }
 
-function toMs(iso: string | undefined): number | null {
-  if (iso === undefined) return null;
+function toMs(iso: unknown): number | null {
+  if (typeof iso !== "string") return null;
   const ms = Date.parse(iso);
   return Number.isNaN(ms) ? null : ms;
 }
@@ -163,7 +163,12 @@ export function suspensionOps(db: Database.Database): SuspensionOps {
       deleteRequests.run(checkpoint.id);
       deleteCheckpoint.run(checkpoint.id);
     }
+    // assertCheckpoint checks what a resume needs; the indexed columns must not fail on the rest.
     const createdMs = toMs(checkpoint.createdAt) ?? Date.now();
+    const createdAt =
+      typeof checkpoint.createdAt === "string"
+        ? checkpoint.createdAt
+        : new Date(createdMs).toISOString();
     const sessionId = checkpoint.sessionId ?? null;
     const agent = checkpoint.agent ?? null;
     insertCheckpoint.run(
@@ -171,7 +176,7 @@ export function suspensionOps(db: Database.Database): SuspensionOps {
       checkpoint.runId,
       sessionId,
       agent,
-      checkpoint.createdAt,
+      createdAt,
       createdMs,
       json,
     );
@@ -183,8 +188,8 @@ export function suspensionOps(db: Database.Database): SuspensionOps {
         call.request.id,
         sessionId,
         agent,
-        call.request.kind,
-        call.request.prompt,
+        String(call.request.kind ?? ""),
+        String(call.request.prompt ?? ""),
         createdMs,
         expiresAt ?? null,
         toMs(expiresAt),

@@ -41,4 +41,24 @@ describe("claim across processes (the store alone)", () => {
     expect(after.list({ state: "resumed" })).toHaveLength(ids.length);
     after.close();
   }, 60_000);
+
+  it("several processes creating a new file at once: one schema, every save kept", async () => {
+    const path = tmp.file("fresh.db");
+    const ids = ["pnd_1", "pnd_2", "pnd_3", "pnd_4"];
+    const fixtures = ids.map((id) => startFixture("open-and-save.mjs", [path, id]));
+    await Promise.all(fixtures.map((f) => f.line((v) => v.ready === true)));
+    for (const f of fixtures) f.send("go");
+    const outcomes = await Promise.all(
+      fixtures.map((f) => f.line<{ saved: string | null; error?: string }>((v) => "saved" in v)),
+    );
+    expect(outcomes.map((o) => o.error)).toEqual([undefined, undefined, undefined, undefined]);
+    const store = sqliteStore({ path });
+    expect(
+      store
+        .list()
+        .map((s) => s.request.id)
+        .sort(),
+    ).toEqual(ids);
+    store.close();
+  }, 60_000);
 });
