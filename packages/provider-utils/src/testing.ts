@@ -163,7 +163,15 @@ export async function startMockServer(
       };
       const index = requests.length;
       requests.push(recorded);
-      answer(res, pick(recorded, index)).catch(() => res.socket?.destroy());
+      let reply: MockReply;
+      try {
+        reply = pick(recorded, index);
+      } catch (thrown) {
+        // A broken script answers 500 with the reason instead of leaving the client hanging.
+        const reason = thrown instanceof Error ? thrown.message : String(thrown);
+        reply = { status: 500, text: `mock server script failed: ${reason}` };
+      }
+      answer(res, reply).catch(() => res.socket?.destroy());
     });
   });
   server.on("connection", (socket: Socket) => {

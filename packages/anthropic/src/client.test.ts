@@ -1,0 +1,330 @@
+// The client scenario set, run through this adapter against a local server that answers like
+// the Messages API: a tool round trip, parallel calls, a suspension with a durable
+// resume in a second client, and a streamed run with the same outcome as a plain one.
+import type { MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";
+import {
+  AlreadyResumedError,
+  createClient,
+  memorySuspensionStore,
+  type RunResult,
+  type ToolCallRecord,
+} from "@toolnexus/client";
+import { pending, type ToolContext } from "@toolnexus/core";
+import { nativeTool } from "@toolnexus/native";
+import {
+  type MockHandler,
+  type MockServer,
+  splitBytes,
+  startMockServer,
+} from "@toolnexus/provider-utils/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { anthropic } from "./model.js";
+import { message, streamBody } from "./test-fixtures.js";
+import type { MessagesRequestBody } from "./wire.js";
+
+interface Turn {
+  id: string;
+  text?: string;
+  calls?: { id: string; name: string; input: Record<string, unknown> }[];
+  usage: [input: number, output: number];
+}
+
+/**
+ * Answers each request with the turn whose number is the count of assistant messages already in
+ * the transcript: as JSON for a plain request, as an SSE stream (cut into small byte chunks,
+ * `input_json_delta` fragments split across them) for a streamed one.
+ */
+function scripted(turns: readonly Turn[]): MockHandler {
+  return (request) => {
+    const body = request.body as MessagesRequestBody;
+    const turn = turns[body.messages.filter((m) => m.role === "assistant").length];
+    if (turn === undefined) {
+      return {
+        status: 400,
+        json: {
+          type: "error",
+          error: { type: "invalid_request_error", message: "the script has no such turn" },
+        },
+      };
+    }
+    if (body.stream !== true) {
+      return {
+        json: message({
+          id: turn.id,
+          ...(turn.text === undefined ? {} : { text: turn.text }),
+          toolUses: turn.calls ?? [],
+          usage: turn.usage,
+        }),
+      };
+    }
+    const text = turn.text;
+    const sse = streamBody({
+      id: turn.id,
+      ...(text === undefined ? {} : { text: [text.slice(0, 3), text.slice(3)] }),
+      toolUses: (turn.calls ?? []).map((call) => {
+        const json = JSON.stringify(call.input);
+        return {
+          id: call.id,
+          name: call.name,
+          fragments: [json.slice(0, 4), json.slice(4, 9), json.slice(9)],
+        };
+      }),
+      usage: turn.usage,
+    });
+    // Cut inside an event name, inside the first JSON fragment and inside message_stop.
+    const cuts = [{ at: "event:", offset: 3 }];
+    if (sse.includes('"partial_json"')) cuts.push({ at: '"partial_json"', offset: 5 });
+    cuts.push({ at: "message_stop", offset: 4 });
+    return { chunks: splitBytes(sse, cuts) };
+  };
+}
+
+let server: MockServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function serve(turns: readonly Turn[]): Promise<MockServer> {
+  server = await startMockServer(scripted(turns));
+  return server;
+}
+
+function model(url: string) {
+  return anthropic({
+    model: "claude-sonnet-4-5",
+    baseUrl: url,
+    apiKey: "sk-ant-test-1234",
+    retryBaseMs: 5,
+  });
+}
+
+function sent(index: number): MessagesRequestBody {
+  const body = server?.requests[index]?.body as MessagesRequestBody;
+  body satisfies MessageCreateParams;
+  return body;
+}
+
+function addTool(contexts: ToolContext[] = []) {
+  return nativeTool({
+    name: "add",
+    description: "Add two numbers",
+    input: z.object({ a: z.number(), b: z.number() }),
+    ctx: true,
+    run: ({ a, b }, ctx) => {
+      contexts.push(ctx);
+      return a + b;
+    },
+  });
+}
+
+/** A call record without its timing, for comparing runs. */
+function calls(records: readonly ToolCallRecord[]) {
+  return records.map(({ durationMs: _durationMs, ...rest }) => rest);
+}
+
+const roundTrip: Turn[] = [
+  {
+    id: "msg_turn1",
+    calls: [{ id: "toolu_add", name: "add", input: { a: 2, b: 3 } }],
+    usage: [20, 10],
+  },
+  { id: "msg_turn2", text: "2 + 3 = 5.", usage: [40, 6] },
+];
+
+const parallel: Turn[] = [
+  {
+    id: "msg_par1",
+    text: "Adding both.",
+    calls: [
+      { id: "toolu_1", name: "add", input: { a: 1, b: 2 } },
+      { id: "toolu_2", name: "add", input: { a: 30, b: 40 } },
+    ],
+    usage: [25, 18],
+  },
+  { id: "msg_par2", text: "3 and 70.", usage: [60, 5] },
+];
+
+describe("client scenarios over @toolnexus/anthropic", () => {
+  it("a tool round trip", async () => {
+    await serve(roundTrip);
+    const contexts: ToolContext[] = [];
+    const client = createClient({ model: model(server?.url ?? ""), tools: [addTool(contexts)] });
+    const result = await client.run("What is 2 + 3?", { sessionId: "s-round" });
+
+    expect(result.status).toBe("done");
+    expect(result.text).toBe("2 + 3 = 5.");
+    expect(result.turns).toBe(2);
+    expect(result.model).toBe("anthropic:claude-sonnet-4-5");
+    expect(result.usage).toEqual({ promptTokens: 60, completionTokens: 16, totalTokens: 76 });
+    expect(calls(result.toolCalls)).toEqual([
+      {
+        id: "toolu_add",
+        name: "add",
+        args: { a: 2, b: 3 },
+        result: { output: "5", isError: false },
+        status: "ok",
+        timedOut: false,
+      },
+    ]);
+    // The tool saw the provider's ids.
+    expect(contexts[0]).toMatchObject({
+      sessionId: "s-round",
+      messageId: "msg_turn1",
+      callId: "toolu_add",
+    });
+    // The second request carries the tool_use block and its tool_result.
+    expect(server?.requests).toHaveLength(2);
+    expect(sent(1).messages).toEqual([
+      { role: "user", content: "What is 2 + 3?" },
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", id: "toolu_add", name: "add", input: { a: 2, b: 3 } }],
+      },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_add", content: "5", is_error: false }],
+      },
+    ]);
+    expect(sent(1).tools?.[0]?.name).toBe("add");
+  });
+
+  it("parallel tool calls", async () => {
+    await serve(parallel);
+    const client = createClient({ model: model(server?.url ?? ""), tools: [addTool()] });
+    const result = await client.run("Add 1+2 and 30+40");
+
+    expect(result.status).toBe("done");
+    expect(result.text).toBe("3 and 70.");
+    expect(calls(result.toolCalls).map((c) => [c.id, c.result.output])).toEqual([
+      ["toolu_1", "3"],
+      ["toolu_2", "70"],
+    ]);
+    // Both results travel in one user turn.
+    expect(sent(1).messages.slice(1)).toEqual([
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "Adding both." },
+          { type: "tool_use", id: "toolu_1", name: "add", input: { a: 1, b: 2 } },
+          { type: "tool_use", id: "toolu_2", name: "add", input: { a: 30, b: 40 } },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "toolu_1", content: "3", is_error: false },
+          { type: "tool_result", tool_use_id: "toolu_2", content: "70", is_error: false },
+        ],
+      },
+    ]);
+  });
+
+  it("a suspension halts the run, and a second client resumes it durably", async () => {
+    await serve([
+      {
+        id: "msg_ship1",
+        calls: [{ id: "toolu_deploy", name: "deploy", input: { service: "api" } }],
+        usage: [30, 8],
+      },
+      { id: "msg_ship2", text: "Deployed api to staging.", usage: [50, 7] },
+    ]);
+    const runs: { service: string; env: unknown }[] = [];
+    const deployTool = () =>
+      nativeTool({
+        name: "deploy",
+        description: "Deploy a service",
+        input: z.object({ service: z.string() }),
+        ctx: true,
+        run: ({ service }, ctx) => {
+          if (ctx.answer === undefined) {
+            return pending({ kind: "input", prompt: "Which environment?" });
+          }
+          runs.push({ service, env: ctx.answer.data?.env });
+          return `deployed ${service} to ${String(ctx.answer.data?.env)}`;
+        },
+      });
+    const store = memorySuspensionStore();
+
+    const first = createClient({
+      model: model(server?.url ?? ""),
+      tools: [deployTool()],
+      suspensions: store,
+    });
+    const halted = await first.run("Ship the api", { sessionId: "s-ship" });
+    expect(halted.status).toBe("pending");
+    if (halted.status !== "pending") throw new Error("expected a halt");
+    expect(halted.pending).toMatchObject({ kind: "input", prompt: "Which environment?" });
+    expect(server?.requests).toHaveLength(1);
+    expect(runs).toEqual([]);
+
+    // Another client (as in another process) sharing only the store and the configuration.
+    const second = createClient({
+      model: model(server?.url ?? ""),
+      tools: [deployTool()],
+      suspensions: store,
+    });
+    const answer = { id: halted.pending.id, ok: true, data: { env: "staging" } };
+    const done = await second.resume(answer);
+    expect(done.status).toBe("done");
+    expect(done.text).toBe("Deployed api to staging.");
+    expect(runs).toEqual([{ service: "api", env: "staging" }]);
+    expect(server?.requests).toHaveLength(2);
+    // No new user turn; exactly one tool result for the one call.
+    expect(sent(1).messages).toEqual([
+      { role: "user", content: "Ship the api" },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "toolu_deploy", name: "deploy", input: { service: "api" } },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_deploy",
+            content: "deployed api to staging",
+            is_error: false,
+          },
+        ],
+      },
+    ]);
+    await expect(second.resume(answer)).rejects.toBeInstanceOf(AlreadyResumedError);
+    expect(server?.requests).toHaveLength(2);
+  });
+
+  it("a streamed run has the same outcome as a plain run", async () => {
+    for (const script of [roundTrip, parallel]) {
+      await serve(script);
+      const client = createClient({ model: model(server?.url ?? ""), tools: [addTool()] });
+      const plain = await client.run("go");
+
+      const events = [];
+      for await (const event of client.stream("go")) events.push(event);
+      const last = events.at(-1);
+      if (last?.type !== "done") throw new Error("the stream ends with done");
+      const streamed: RunResult = last.result;
+
+      expect(server?.requests.map((r) => (r.body as MessagesRequestBody).stream === true)).toEqual([
+        false,
+        false,
+        true,
+        true,
+      ]);
+      expect(streamed.status).toBe(plain.status);
+      expect(streamed.text).toBe(plain.text);
+      expect(streamed.usage).toEqual(plain.usage);
+      expect(calls(streamed.toolCalls)).toEqual(calls(plain.toolCalls));
+      expect(streamed.messages).toEqual(plain.messages);
+      const deltas = events.flatMap((e) => (e.type === "text" ? [e.delta] : []));
+      expect(deltas.length).toBeGreaterThan(1);
+      expect(deltas.join("")).toContain(plain.text);
+      await server?.close();
+      server = undefined;
+    }
+  });
+});
