@@ -1,6 +1,7 @@
 // Load benchmark for @toolnexus/store-sqlite (not a test: it asserts nothing, it prints figures).
 //
-//   pnpm --filter @toolnexus/store-sqlite build && node bench/load.mjs [--runs=10000] [--synchronous=full|normal]
+//   pnpm --filter @toolnexus/store-sqlite bench      (builds dist, then runs this file)
+//   node bench/load.mjs [--runs=10000] [--synchronous=full|normal]   (after a build)
 //
 // Writes N halted runs (one checkpoint each, with a short transcript and one or two pending
 // requests), lists them, then times get-by-id and claim-by-id on random requests. Every figure

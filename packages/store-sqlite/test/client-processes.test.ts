@@ -74,7 +74,7 @@ describe("halt in one process, resume in another", () => {
     const after = sqliteStore({ path: db });
     expect(after.list().map((s) => s.state)).toEqual(["resumed"]);
     after.close();
-  }, 30_000);
+  }, 60_000);
 
   it("an unknown request id is SuspensionNotFoundError and runs nothing", async () => {
     await agent("halt", "session-2");
@@ -84,7 +84,7 @@ describe("halt in one process, resume in another", () => {
       code: "suspension_not_found",
     });
     expect(executions().after).toEqual([]);
-  }, 30_000);
+  }, 60_000);
 });
 
 describe("crash safety", () => {
@@ -100,7 +100,7 @@ describe("crash safety", () => {
     expect(resumed.status).toBe("done");
     expect(resumed.text).toBe("finished: deployed to eu-west");
     expect(executions()).toEqual({ before: [expect.any(String)], after: [halted.requestId] });
-  }, 30_000);
+  }, 60_000);
 });
 
 describe("exactly once", () => {
@@ -166,7 +166,7 @@ describe("ask with a sessionId", () => {
       "assistant",
     ]);
     store.close();
-  }, 30_000);
+  }, 60_000);
 
   it("an ask that halts is resumed in another process, and the next ask sees the whole exchange", async () => {
     const halted = await agent("ask", "chat-3", "please deploy");
@@ -187,5 +187,5 @@ describe("ask with a sessionId", () => {
     ]);
     store.close();
     expect(executions().after).toEqual([halted.requestId]);
-  }, 30_000);
+  }, 60_000);
 });
