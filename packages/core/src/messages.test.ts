@@ -70,5 +70,11 @@ describe("assertCheckpoint()", () => {
       'checkpoint for request "r1" cannot be resumed: a pending call is malformed',
     );
     expect(() => assertCheckpoint("garbage")).toThrow("invalid checkpoint: it is not an object");
+    expect(() => assertCheckpoint({ ...valid, createdAt: "yesterday" }, "r1")).toThrow(
+      'checkpoint for request "r1" cannot be resumed: its createdAt is not an ISO 8601 time',
+    );
+    const noKind = structuredClone(valid) as { pending: { request: Record<string, unknown> }[] };
+    delete noKind.pending[0]!.request.kind;
+    expect(() => assertCheckpoint(noKind, "r1")).toThrow("a pending call is malformed");
   });
 });

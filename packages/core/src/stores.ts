@@ -117,11 +117,16 @@ export function assertCheckpoint(value: unknown, requestId?: string): asserts va
     );
   }
   if (typeof c.id !== "string" || typeof c.runId !== "string") fail("its id or runId is missing");
+  if (typeof c.createdAt !== "string" || Number.isNaN(Date.parse(c.createdAt))) {
+    fail("its createdAt is not an ISO 8601 time");
+  }
   if (!Array.isArray(c.messages)) fail("its transcript (messages) is missing");
   if (!Array.isArray(c.pending) || c.pending.length === 0) fail("it lists no pending calls");
   for (const call of c.pending ?? []) {
     if (
       typeof call?.request?.id !== "string" ||
+      typeof call.request.kind !== "string" ||
+      typeof call.request.prompt !== "string" ||
       typeof call.callId !== "string" ||
       typeof call.tool !== "string" ||
       typeof call.slot !== "number"
