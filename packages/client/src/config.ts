@@ -19,6 +19,8 @@ export interface ResolvedConfig {
   hooks: Hooks;
   extra: Record<string, unknown> | undefined;
   emit: (event: RunEvent) => void;
+  /** True when `onEvent` is set: only then are events worth building. */
+  listens: boolean;
 }
 
 function positive(name: string, value: number | undefined): number | undefined {
@@ -99,5 +101,6 @@ export function resolveConfig(options: ClientOptions): ResolvedConfig {
     hooks: options.hooks ?? {},
     extra: options.extra,
     emit,
+    listens: onEvent !== undefined,
   };
 }

@@ -23,9 +23,11 @@ import {
   type Usage,
 } from "@toolnexus/core";
 import { RunClock, smallest, timeoutReason } from "./budget.js";
+import { attachSignal } from "./call-signal.js";
 import type { ResolvedConfig } from "./config.js";
 import { RunCancelledError, RunError } from "./errors.js";
 import { fingerprint } from "./fingerprint.js";
+import { loopId } from "./ids.js";
 import type { DoneResult, RunEvent, RunResult, ToolCallRecord } from "./types.js";
 
 /** The fields every RunResult has, whatever its status. */
@@ -112,7 +114,11 @@ export class Run {
           ? config.extra
           : { ...config.extra, ...start.runExtra };
     this.clock = new RunClock(config.timeoutMs);
+    this.listening = config.listens || sink !== undefined;
   }
+
+  /** Whether anyone receives events; when nobody does, the loop does not build them. */
+  private readonly listening: boolean;
 
   private emit(event: RunEvent): void {
     this.config.emit(event);
@@ -161,7 +167,9 @@ export class Run {
           : (given as Answer);
         const { call, messageId } = this.findCall(waiting.callId);
         const tool = this.config.tools.get(waiting.tool) as Tool;
-        this.emit({ type: "tool_call", call, messageId, ctx: this.context(call, messageId) });
+        if (this.listening) {
+          this.emit({ type: "tool_call", call, messageId, ctx: this.context(call, messageId) });
+        }
         const settled = await this.afterAnswer(
           call,
           tool,
@@ -200,7 +208,7 @@ export class Run {
   private appendAssistant(response: ModelResponse): AssistantMessage {
     const assistant: AssistantMessage = {
       role: "assistant",
-      id: response.id || randomId("msg"),
+      id: response.id || loopId("msg"),
       content: response.text,
     };
     if (response.toolCalls.length > 0) {
@@ -211,13 +219,13 @@ export class Run {
           ids.add(call.id);
           return call;
         }
-        const id = randomId("call");
+        const id = loopId("call");
         ids.add(id);
         return { ...call, id };
       });
     }
     this.messages.push(assistant);
-    this.emit({ type: "message", message: assistant, turn: this.turns });
+    if (this.listening) this.emit({ type: "message", message: assistant, turn: this.turns });
     return assistant;
   }
 
@@ -268,7 +276,7 @@ export class Run {
       response = (await hooks.afterModel(response, { turn })) ?? response;
     if (response.usage !== undefined) {
       this.usage = addUsage(this.usage, response.usage);
-      this.emit({ type: "usage", usage: response.usage, total: this.usage });
+      if (this.listening) this.emit({ type: "usage", usage: response.usage, total: this.usage });
     }
     return response;
   }
@@ -302,7 +310,9 @@ export class Run {
 
   /** Run one call of a turn to its end: a result, or a suspension resolved or halted. */
   private async settleCall(call: ToolCall, messageId: string): Promise<Settled> {
-    this.emit({ type: "tool_call", call, messageId, ctx: this.context(call, messageId) });
+    if (this.listening) {
+      this.emit({ type: "tool_call", call, messageId, ctx: this.context(call, messageId) });
+    }
     if (call.argsError !== undefined) {
       return this.final(call, undefined, call.args, messageId, {
         result: error(`invalid arguments for ${call.name}: ${call.argsError}`),
@@ -320,7 +330,7 @@ export class Run {
         durationMs: 0,
       });
     }
-    if (await this.needsApproval(tool, call, messageId)) {
+    if (tool.needsApproval !== undefined && (await this.needsApproval(tool, call, messageId))) {
       const request: Request = {
         id: randomId("pnd"),
         kind: "approval",
@@ -356,7 +366,7 @@ export class Run {
     approval: boolean,
     attempt: Attempt | undefined,
   ): Promise<Settled> {
-    this.emit({ type: "pending", call, request });
+    if (this.listening) this.emit({ type: "pending", call, request });
     if (this.config.waitFor === undefined) {
       const output = attempt?.result.output ?? request.prompt;
       const message: ToolMessage = {
@@ -549,8 +559,7 @@ export class Run {
       left === undefined ? undefined : Math.max(0, left),
     );
     const budget = raw === undefined ? undefined : Math.max(0, Math.round(raw));
-    const controller = new AbortController();
-    ctx.signal = controller.signal;
+    const abort = attachSignal(ctx);
     if (budget !== undefined) ctx.timeout = budget;
 
     const started = performance.now();
@@ -574,13 +583,13 @@ export class Run {
     const stop = new Promise<"timeout" | typeof CANCELLED>((resolve) => {
       if (budget !== undefined) {
         timer = setTimeout(() => {
-          controller.abort(timeoutReason(budget));
+          abort(timeoutReason(budget));
           resolve("timeout");
         }, budget);
       }
       if (this.signal !== undefined) {
         const onAbort = () => {
-          controller.abort(this.signal?.reason);
+          abort(this.signal?.reason);
           resolve(CANCELLED);
         };
         this.signal.addEventListener("abort", onAbort, { once: true });
@@ -656,6 +665,7 @@ export class Run {
       durationMs: attempt?.durationMs ?? 0,
     };
     this.records.push(record);
+    if (!this.listening) return;
     this.emit({
       type: "tool_result",
       call,
@@ -669,7 +679,7 @@ export class Run {
   private async halt(calls: PendingCall[]): Promise<RunResult> {
     const checkpoint: Checkpoint = {
       version: CHECKPOINT_VERSION,
-      id: randomId("ckp"),
+      id: loopId("ckp"),
       runId: this.runId,
       createdAt: new Date().toISOString(),
       messages: this.messages,
@@ -699,7 +709,7 @@ export class Run {
       { status: "pending", pending: first, pendings, checkpointId: checkpoint.id },
       first.prompt,
     );
-    this.emit({ type: "done", result });
+    if (this.listening) this.emit({ type: "done", result });
     return result;
   }
 
@@ -748,7 +758,7 @@ export class Run {
         );
       }
     }
-    this.emit({ type: "done", result });
+    if (this.listening) this.emit({ type: "done", result });
     return result;
   }
 }
@@ -770,7 +780,7 @@ export function freshStart(
   conversation: boolean,
 ): RunStart {
   return {
-    runId: randomId("run"),
+    runId: loopId("run"),
     sessionId,
     messages,
     turns: 0,

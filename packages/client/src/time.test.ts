@@ -39,6 +39,25 @@ describe("a call's budget is enforced, not advisory", () => {
     expect(reason?.message).toBe("timed out after 50ms");
   });
 
+  it("gives a tool that reads its signal only after the budget ran out an aborted signal", async () => {
+    let context: ToolContext | undefined;
+    const hang = nativeTool({
+      name: "hang",
+      description: "keeps its context, never resolves",
+      ctx: true,
+      timeoutMs: 20,
+      run: (_args, ctx) => {
+        context = ctx;
+        return new Promise(() => {});
+      },
+    });
+    const result = await createClient({ model: callOnce("hang"), tools: [hang] }).run("go");
+    expect(result.toolCalls[0]).toMatchObject({ status: "error", timedOut: true });
+    expect(context?.signal?.aborted).toBe(true);
+    expect((context?.signal?.reason as DOMException | undefined)?.name).toBe("TimeoutError");
+    expect({ ...context }.signal).toBe(context?.signal);
+  });
+
   it("drops a late result the tool produces after its budget ran out", async () => {
     let finishLate!: (value: string) => void;
     const late = nativeTool({
