@@ -91,3 +91,7 @@ export function version(name) {
   const url = new URL(`../node_modules/${name}/package.json`, import.meta.url);
   return JSON.parse(readFileSync(url, "utf8")).version;
 }
+
+let responses = 0;
+/** The id a provider gives each response; every scripted model hands one out. */
+export const responseId = () => `resp_${++responses}`;

@@ -14,6 +14,7 @@ import {
   gate,
   LONG_TURNS,
   PROMPT,
+  responseId,
   turnClock,
   turnOf,
   version,
@@ -26,12 +27,14 @@ const usage = {
   outputTokens: { total: 0, text: 0, reasoning: 0 },
 };
 const answer = (text) => ({
+  response: { id: responseId() },
   content: [{ type: "text", text }],
   finishReason: { unified: "stop", raw: "stop" },
   usage,
   warnings: [],
 });
 const calls = (ids) => ({
+  response: { id: responseId() },
   content: ids.map((id) => ({
     type: "tool-call",
     toolCallId: id,

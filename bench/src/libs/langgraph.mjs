@@ -18,6 +18,7 @@ import {
   gate,
   LONG_TURNS,
   PROMPT,
+  responseId,
   turnClock,
   turnOf,
   version,
@@ -46,10 +47,11 @@ class ScriptedChatModel extends BaseChatModel {
   }
 }
 
-const answer = (text) => new AIMessage({ content: text });
+const answer = (text) => new AIMessage({ id: responseId(), content: text });
 // A provider integration parses the arguments' JSON text; so does the script.
 const calls = (ids) =>
   new AIMessage({
+    id: responseId(),
     content: "",
     tool_calls: ids.map((id) => ({
       id,

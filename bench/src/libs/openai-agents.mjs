@@ -13,6 +13,7 @@ import {
   gate,
   LONG_TURNS,
   PROMPT,
+  responseId,
   turnClock,
   turnOf,
   version,
@@ -22,10 +23,9 @@ setTracingDisabled(true);
 
 const parameters = z.object({ a: z.number(), b: z.number() });
 
-let responses = 0;
 const answer = (text) => ({
   usage: new Usage(),
-  responseId: `resp_${++responses}`,
+  responseId: responseId(),
   output: [
     {
       type: "message",
@@ -37,7 +37,7 @@ const answer = (text) => ({
 });
 const calls = (ids) => ({
   usage: new Usage(),
-  responseId: `resp_${++responses}`,
+  responseId: responseId(),
   output: ids.map((id) => ({
     type: "function_call",
     callId: id,

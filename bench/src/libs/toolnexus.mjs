@@ -15,6 +15,7 @@ import {
   gate,
   LONG_TURNS,
   PROMPT,
+  responseId,
   turnClock,
   turnOf,
   version,
@@ -32,8 +33,9 @@ function model(id, decide) {
   };
 }
 
-const answer = (text) => ({ text, toolCalls: [], finishReason: "stop" });
+const answer = (text) => ({ id: responseId(), text, toolCalls: [], finishReason: "stop" });
 const calls = (ids) => ({
+  id: responseId(),
   text: "",
   toolCalls: ids.map((id) => toolCall(id, "add", ARGS_JSON)),
   finishReason: "tool_calls",

@@ -23,7 +23,7 @@ import {
   type Usage,
 } from "@toolnexus/core";
 import { RunClock, smallest, timeoutReason } from "./budget.js";
-import { attachSignal } from "./call-signal.js";
+import { CallContext, stopCall } from "./call-signal.js";
 import type { ResolvedConfig } from "./config.js";
 import { RunCancelledError, RunError } from "./errors.js";
 import { fingerprint } from "./fingerprint.js";
@@ -300,7 +300,11 @@ export class Run {
 
   /** The context of one call, without its budget (set per attempt). */
   private context(call: ToolCall, messageId: string, answer?: Answer): ToolContext {
-    const ctx: ToolContext = { messageId, callId: call.id };
+    return this.fill({ messageId, callId: call.id }, answer);
+  }
+
+  /** Fills in the fields a call's context gets from the run. */
+  private fill<T extends ToolContext>(ctx: T, answer: Answer | undefined): T {
     if (this.sessionId !== undefined) ctx.sessionId = this.sessionId;
     if (this.config.agent !== undefined) ctx.agent = this.config.agent;
     if (this.extra !== undefined) ctx.extra = this.extra;
@@ -520,7 +524,7 @@ export class Run {
     answer: Answer | undefined,
   ): Promise<Attempt> {
     let args = givenArgs;
-    const ctx = this.context(call, messageId, answer);
+    const ctx = this.fill(new CallContext(messageId, call.id), answer);
     const { beforeTool } = this.config.hooks;
     if (beforeTool !== undefined) {
       let decision: unknown;
@@ -549,7 +553,7 @@ export class Run {
   private async execute(
     tool: Tool,
     args: Record<string, unknown>,
-    ctx: ToolContext,
+    ctx: CallContext,
   ): Promise<Attempt> {
     if (this.signal?.aborted) throw this.cancelled();
     const left = this.clock.remaining();
@@ -559,7 +563,6 @@ export class Run {
       left === undefined ? undefined : Math.max(0, left),
     );
     const budget = raw === undefined ? undefined : Math.max(0, Math.round(raw));
-    const abort = attachSignal(ctx);
     if (budget !== undefined) ctx.timeout = budget;
 
     const started = performance.now();
@@ -583,13 +586,13 @@ export class Run {
     const stop = new Promise<"timeout" | typeof CANCELLED>((resolve) => {
       if (budget !== undefined) {
         timer = setTimeout(() => {
-          abort(timeoutReason(budget));
+          stopCall(ctx, timeoutReason(budget));
           resolve("timeout");
         }, budget);
       }
       if (this.signal !== undefined) {
         const onAbort = () => {
-          abort(this.signal?.reason);
+          stopCall(ctx, this.signal?.reason);
           resolve(CANCELLED);
         };
         this.signal.addEventListener("abort", onAbort, { once: true });
