@@ -8,6 +8,8 @@ import {
   error,
   isToolResult,
   type Message,
+  type Model,
+  type ModelCallOptions,
   type ModelRequest,
   type ModelResponse,
   type PendingCall,
@@ -28,7 +30,7 @@ import type { ResolvedConfig } from "./config.js";
 import { RunCancelledError, RunError } from "./errors.js";
 import { fingerprint } from "./fingerprint.js";
 import { loopId } from "./ids.js";
-import type { DoneResult, RunEvent, RunResult, ToolCallRecord } from "./types.js";
+import type { DoneResult, Hooks, RunEvent, RunResult, ToolCallRecord } from "./types.js";
 
 /** The fields every RunResult has, whatever its status. */
 type SharedResultFields = Omit<DoneResult, "status">;
@@ -143,9 +145,11 @@ export class Run {
       this.turns++;
       const assistant = this.appendAssistant(response);
       if (assistant.toolCalls === undefined) return this.finish({ status: "done" });
-      const settled = await Promise.all(
-        assistant.toolCalls.map((call) => this.settleCall(call, assistant.id)),
-      );
+      const { toolCalls } = assistant;
+      const settled =
+        toolCalls.length === 1
+          ? [await this.settleCall(toolCalls[0]!, assistant.id)]
+          : await Promise.all(toolCalls.map((call) => this.settleCall(call, assistant.id)));
       const halted: PendingCall[] = [];
       for (const outcome of settled) {
         const slot = this.messages.push(outcome.message) - 1;
@@ -281,7 +285,8 @@ export class Run {
     return response;
   }
 
-  private async generate(
+  // Not async: an async wrapper around model.generate would cost extra promise hops per turn.
+  private generate(
     request: ModelRequest,
     signal: AbortSignal | undefined,
     turn: number,
@@ -289,8 +294,17 @@ export class Run {
     const { model } = this.config;
     const options = signal === undefined ? {} : { signal };
     if (!this.streaming || model.stream === undefined) return model.generate(request, options);
+    return this.streamed(model.stream.bind(model), request, options, turn);
+  }
+
+  private async streamed(
+    stream: NonNullable<Model["stream"]>,
+    request: ModelRequest,
+    options: ModelCallOptions,
+    turn: number,
+  ): Promise<ModelResponse> {
     let final: ModelResponse | undefined;
-    for await (const part of model.stream(request, options)) {
+    for await (const part of stream(request, options)) {
       if (part.type === "text") this.emit({ type: "text", delta: part.delta, turn });
       else if (part.type === "finish") final = part.response;
     }
@@ -516,35 +530,45 @@ export class Run {
   }
 
   /** `beforeTool`, then the tool itself within its budget. */
-  private async attempt(
+  private attempt(
     tool: Tool,
     call: ToolCall,
-    givenArgs: Record<string, unknown>,
+    args: Record<string, unknown>,
     messageId: string,
     answer: Answer | undefined,
   ): Promise<Attempt> {
-    let args = givenArgs;
     const ctx = this.fill(new CallContext(messageId, call.id), answer);
     const { beforeTool } = this.config.hooks;
-    if (beforeTool !== undefined) {
-      let decision: unknown;
-      try {
-        decision = await beforeTool({ call, tool, args, ctx });
-      } catch (thrown) {
-        return {
-          result: error(`beforeTool hook failed: ${messageOf(thrown)}`),
-          args,
-          timedOut: false,
-          durationMs: 0,
-        };
-      }
-      if (isToolResult(decision)) return { result: decision, args, timedOut: false, durationMs: 0 };
-      if (typeof decision === "object" && decision !== null) {
-        const { result, args: rewritten } = decision as { result?: unknown; args?: unknown };
-        if (isToolResult(result)) return { result, args, timedOut: false, durationMs: 0 };
-        if (typeof rewritten === "object" && rewritten !== null)
-          args = rewritten as Record<string, unknown>;
-      }
+    if (beforeTool === undefined) return this.execute(tool, args, ctx);
+    return this.hookedAttempt(beforeTool, tool, call, args, ctx);
+  }
+
+  /** `beforeTool` may rewrite the arguments, answer in the tool's place, or let it run. */
+  private async hookedAttempt(
+    beforeTool: NonNullable<Hooks["beforeTool"]>,
+    tool: Tool,
+    call: ToolCall,
+    givenArgs: Record<string, unknown>,
+    ctx: CallContext,
+  ): Promise<Attempt> {
+    let args = givenArgs;
+    let decision: unknown;
+    try {
+      decision = await beforeTool({ call, tool, args, ctx });
+    } catch (thrown) {
+      return {
+        result: error(`beforeTool hook failed: ${messageOf(thrown)}`),
+        args,
+        timedOut: false,
+        durationMs: 0,
+      };
+    }
+    if (isToolResult(decision)) return { result: decision, args, timedOut: false, durationMs: 0 };
+    if (typeof decision === "object" && decision !== null) {
+      const { result, args: rewritten } = decision as { result?: unknown; args?: unknown };
+      if (isToolResult(result)) return { result, args, timedOut: false, durationMs: 0 };
+      if (typeof rewritten === "object" && rewritten !== null)
+        args = rewritten as Record<string, unknown>;
     }
     return this.execute(tool, args, ctx);
   }
@@ -566,15 +590,7 @@ export class Run {
     if (budget !== undefined) ctx.timeout = budget;
 
     const started = performance.now();
-    const work = Promise.resolve()
-      .then(() => tool.execute(args, ctx))
-      .then(
-        (value): ToolResult =>
-          isToolResult(value)
-            ? value
-            : error(`tool ${tool.name} returned ${describe(value)} instead of a ToolResult`),
-        (thrown: unknown): ToolResult => error(messageOf(thrown)),
-      );
+    const work = invoke(tool, args, ctx);
 
     if (budget === undefined && this.signal === undefined) {
       const result = await work;
@@ -616,7 +632,21 @@ export class Run {
   }
 
   /** A call's final result: through `afterTool`, into the record and the transcript. */
-  private async final(
+  private final(
+    call: ToolCall,
+    tool: Tool | undefined,
+    args: Record<string, unknown>,
+    messageId: string,
+    attempt: Attempt,
+  ): Settled | Promise<Settled> {
+    const { afterTool } = this.config.hooks;
+    if (afterTool === undefined) return this.settled(call, args, attempt.result, attempt);
+    return this.afterTool(afterTool, call, tool, args, messageId, attempt);
+  }
+
+  /** `afterTool` may replace the result; a throw becomes an error result. */
+  private async afterTool(
+    afterTool: NonNullable<Hooks["afterTool"]>,
     call: ToolCall,
     tool: Tool | undefined,
     args: Record<string, unknown>,
@@ -624,21 +654,28 @@ export class Run {
     attempt: Attempt,
   ): Promise<Settled> {
     let result = attempt.result;
-    const { afterTool } = this.config.hooks;
-    if (afterTool !== undefined) {
-      try {
-        const replaced = await afterTool({
-          call,
-          tool,
-          args,
-          result,
-          ctx: this.context(call, messageId),
-        });
-        if (isToolResult(replaced)) result = replaced;
-      } catch (thrown) {
-        result = error(`afterTool hook failed: ${messageOf(thrown)}`);
-      }
+    try {
+      const replaced = await afterTool({
+        call,
+        tool,
+        args,
+        result,
+        ctx: this.context(call, messageId),
+      });
+      if (isToolResult(replaced)) result = replaced;
+    } catch (thrown) {
+      result = error(`afterTool hook failed: ${messageOf(thrown)}`);
     }
+    return this.settled(call, args, result, attempt);
+  }
+
+  /** Records the call's final result and makes its tool message. */
+  private settled(
+    call: ToolCall,
+    args: Record<string, unknown>,
+    result: ToolResult,
+    attempt: Attempt,
+  ): Settled {
     this.record(call, args, result, result.isError ? "error" : "ok", attempt);
     return {
       message: {
@@ -733,9 +770,9 @@ export class Run {
     return result;
   }
 
-  private async finish(
+  private finish(
     end: { status: "done" } | { status: "incomplete"; limit: "maxTurns" | "timeout" },
-  ): Promise<RunResult> {
+  ): RunResult | Promise<RunResult> {
     let text = "";
     for (let i = this.messages.length - 1; i >= 0; i--) {
       const message = this.messages[i]!;
@@ -749,20 +786,43 @@ export class Run {
       text,
     );
     if (this.conversation && this.sessionId !== undefined) {
-      try {
-        await this.config.conversations.save(this.sessionId, this.messages);
-      } catch (thrown) {
-        throw new RunError(
-          "store_failed",
-          `could not save the conversation of session ${this.sessionId}: ${messageOf(thrown)}`,
-          this.messages,
-          this.runId,
-          thrown,
-        );
-      }
+      return this.saveThenEnd(this.sessionId, result);
     }
     if (this.listening) this.emit({ type: "done", result });
     return result;
+  }
+
+  /** `ask`: save the session's transcript before reporting the end. */
+  private async saveThenEnd(sessionId: string, result: RunResult): Promise<RunResult> {
+    try {
+      await this.config.conversations.save(sessionId, this.messages);
+    } catch (thrown) {
+      throw new RunError(
+        "store_failed",
+        `could not save the conversation of session ${sessionId}: ${messageOf(thrown)}`,
+        this.messages,
+        this.runId,
+        thrown,
+      );
+    }
+    if (this.listening) this.emit({ type: "done", result });
+    return result;
+  }
+}
+
+/** Calls the tool; a throw, a rejection or a value that is not a ToolResult becomes an error result. */
+async function invoke(
+  tool: Tool,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<ToolResult> {
+  try {
+    const value: unknown = await tool.execute(args, ctx);
+    return isToolResult(value)
+      ? value
+      : error(`tool ${tool.name} returned ${describe(value)} instead of a ToolResult`);
+  } catch (thrown) {
+    return error(messageOf(thrown));
   }
 }
 
