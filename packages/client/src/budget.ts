@@ -6,12 +6,15 @@ export function timeoutReason(ms: number): DOMException {
   return new DOMException(`timed out after ${ms}ms`, "TimeoutError");
 }
 
-/** The smallest of the defined budgets, or undefined when none is set. */
-export function smallest(...budgets: (number | undefined)[]): number | undefined {
-  let min: number | undefined;
-  for (const budget of budgets) {
-    if (budget !== undefined && (min === undefined || budget < min)) min = budget;
-  }
+/** The smallest of the defined budgets, or undefined when none is set. Fixed arity: no array per call. */
+export function smallest(
+  a: number | undefined,
+  b: number | undefined,
+  c?: number | undefined,
+): number | undefined {
+  let min = a;
+  if (b !== undefined && (min === undefined || b < min)) min = b;
+  if (c !== undefined && (min === undefined || c < min)) min = c;
   return min;
 }
 
@@ -20,12 +23,17 @@ export function smallest(...budgets: (number | undefined)[]): number | undefined
  * (several suspensions of one turn) are counted once.
  */
 export class RunClock {
-  private readonly started = performance.now();
+  private readonly limitMs: number | undefined;
+  /** Only read when the run has a limit, so only then is the clock read. */
+  private readonly started: number;
   private waited = 0;
   private waits = 0;
   private waitStarted = 0;
 
-  constructor(private readonly limitMs: number | undefined) {}
+  constructor(limitMs: number | undefined) {
+    this.limitMs = limitMs;
+    this.started = limitMs === undefined ? 0 : performance.now();
+  }
 
   /** Milliseconds left of the run's budget, or undefined when the run has none. */
   remaining(): number | undefined {

@@ -590,12 +590,17 @@ export class Run {
     if (budget !== undefined) ctx.timeout = budget;
 
     const started = performance.now();
-    const work = invoke(tool, args, ctx);
-
     if (budget === undefined && this.signal === undefined) {
-      const result = await work;
+      // Nothing can stop this call: await the tool here, without racing it.
+      let result: ToolResult;
+      try {
+        result = checked(tool, await tool.execute(args, ctx));
+      } catch (thrown) {
+        result = error(messageOf(thrown));
+      }
       return { result, args, timedOut: false, durationMs: performance.now() - started };
     }
+    const work = invoke(tool, args, ctx);
 
     let timer: ReturnType<typeof setTimeout> | undefined;
     let unlink: (() => void) | undefined;
@@ -817,13 +822,17 @@ async function invoke(
   ctx: ToolContext,
 ): Promise<ToolResult> {
   try {
-    const value: unknown = await tool.execute(args, ctx);
-    return isToolResult(value)
-      ? value
-      : error(`tool ${tool.name} returned ${describe(value)} instead of a ToolResult`);
+    return checked(tool, await tool.execute(args, ctx));
   } catch (thrown) {
     return error(messageOf(thrown));
   }
+}
+
+/** A tool's return value, or an error result when it is not a ToolResult. */
+function checked(tool: Tool, value: unknown): ToolResult {
+  return isToolResult(value)
+    ? value
+    : error(`tool ${tool.name} returned ${describe(value)} instead of a ToolResult`);
 }
 
 function serialisable(value: unknown): boolean {
