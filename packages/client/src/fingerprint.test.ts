@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { fingerprint } from "./fingerprint.js";
+
+// The reference: 64-bit FNV-1a with BigInt, as checkpoints written so far were fingerprinted.
+function reference(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= BigInt(text.charCodeAt(i));
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash.toString(16).padStart(16, "0");
+}
+
+describe("fingerprint()", () => {
+  it("is the 64-bit FNV-1a of the name and the canonical JSON, digit for digit", () => {
+    expect(fingerprint("add", { b: 3, a: 2 })).toBe(reference('add\u0000{"a":2,"b":3}'));
+    expect(fingerprint("", {})).toBe(reference("\u0000{}"));
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed;
+    };
+    for (let n = 0; n < 300; n++) {
+      const text = Array.from({ length: random() % 40 }, () =>
+        String.fromCharCode(random() % 3 === 0 ? random() % 0xffff : 32 + (random() % 95)),
+      ).join("");
+      expect(fingerprint("t", { text, n })).toBe(
+        reference(`t\u0000{"n":${n},"text":${JSON.stringify(text)}}`),
+      );
+    }
+  });
+
+  it("ignores key order and undefined values", () => {
+    expect(fingerprint("deploy", { env: "prod", force: undefined, n: [1, { z: 1, y: 2 }] })).toBe(
+      fingerprint("deploy", { n: [1, { y: 2, z: 1 }], env: "prod" }),
+    );
+  });
+});
