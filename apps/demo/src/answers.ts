@@ -1,0 +1,215 @@
+// Who answers a suspension in the terminal: the person at a TTY (a real prompt), or, off a TTY
+// (CI, a pipe), the command-line flags or a stated default.
+import { createInterface, type Interface } from "node:readline/promises";
+import type { Answer, Request } from "@toolnexus/core";
+import type { Printer } from "./printer.js";
+import { answerSchemaOf, checkAnswerData, coerce, type Field, fallbackValue } from "./schema.js";
+
+/** Answers given on the command line: `--answer key=value` (repeatable), `--approve`, `--decline`. */
+export interface AnswerFlags {
+  values: Record<string, string>;
+  approve?: boolean;
+  decline: boolean;
+}
+
+/** Resolves one Request into an Answer. */
+export type Asker = (request: Request, signal?: AbortSignal) => Promise<Answer>;
+
+/** A flag value that does not fit the request: the CLI reports it and exits with status 2. */
+export class AnswerInputError extends Error {}
+
+export function hasAnswerFlags(flags: AnswerFlags): boolean {
+  return Object.keys(flags.values).length > 0 || flags.approve !== undefined || flags.decline;
+}
+
+function formatData(data: Record<string, unknown>): string {
+  return Object.entries(data)
+    .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+    .join(", ");
+}
+
+/** The continuation flags a person would type for this request, e.g. `--answer env=staging`. */
+export function exampleFlags(request: Request): string {
+  if (request.kind === "approval" || request.kind === "authorization") return "--approve yes";
+  const schema = answerSchemaOf(request);
+  const field = schema?.fields.find((f) => f.required) ?? schema?.fields[0];
+  if (field === undefined) return "--answer text=...";
+  return `--answer ${field.name}=${String(fallbackValue(field) ?? "...")}`;
+}
+
+/**
+ * Answers from the flags, or from defaults when a flag is missing; says which, so a log read
+ * later shows that no person was asked.
+ */
+export function flagAsker(flags: AnswerFlags, printer: Printer, why: string): Asker {
+  const s = printer.style;
+  const say = (text: string) => printer.line(`    ${s.magenta("↳")} ${text}`);
+  return async (request) => {
+    if (flags.decline) {
+      say(`declined by --decline`);
+      return { id: request.id, ok: false, reason: "declined" };
+    }
+    if (request.kind === "approval" || request.kind === "authorization") {
+      if (flags.approve === undefined) {
+        say(`${why}: approved by default (pass --approve no to decline)`);
+        return { id: request.id, ok: true };
+      }
+      say(flags.approve ? "approved by --approve yes" : "declined by --approve no");
+      return flags.approve
+        ? { id: request.id, ok: true }
+        : { id: request.id, ok: false, reason: "declined" };
+    }
+    const schema = answerSchemaOf(request);
+    if (schema === undefined) {
+      const data: Record<string, unknown> = { ...flags.values };
+      say(
+        Object.keys(data).length > 0
+          ? `answered from --answer ${formatData(data)}`
+          : `${why}: answered with no data (pass --answer text=...)`,
+      );
+      return { id: request.id, ok: true, data };
+    }
+    const data: Record<string, unknown> = {};
+    const given: string[] = [];
+    const defaulted: string[] = [];
+    for (const field of schema.fields) {
+      const text = flags.values[field.name];
+      if (text !== undefined) {
+        data[field.name] = coerce(field, text);
+        given.push(field.name);
+      } else {
+        const fallback = fallbackValue(field);
+        if (fallback !== undefined) {
+          data[field.name] = fallback;
+          defaulted.push(field.name);
+        }
+      }
+    }
+    const problems = checkAnswerData(schema, data);
+    if (problems.length > 0) {
+      throw new AnswerInputError(
+        `the answer to "${request.prompt}" does not fit: ${problems.join("; ")}. Nothing was answered.`,
+      );
+    }
+    const pick = (names: string[]) =>
+      formatData(Object.fromEntries(names.map((n) => [n, data[n]])));
+    if (given.length > 0) say(`answered from --answer ${pick(given)}`);
+    if (defaulted.length > 0) {
+      const field = schema.fields.find((f) => f.name === defaulted[0]);
+      const other = field?.choices?.find((c) => c !== data[defaulted[0]!]);
+      const hint =
+        other === undefined ? "" : ` (choose with --answer ${defaulted[0]}=${String(other)})`;
+      say(
+        given.length > 0
+          ? `defaults for the rest: ${pick(defaulted)}`
+          : `${why}: used the default ${pick(defaulted)}${hint}`,
+      );
+    }
+    return { id: request.id, ok: true, data };
+  };
+}
+
+/** Prompts the person at the terminal, one question per field of the request. */
+export class TerminalAsker {
+  private readonly rl: Interface;
+
+  constructor(
+    private readonly printer: Printer,
+    input: NodeJS.ReadableStream,
+    output: NodeJS.WritableStream,
+    onInterrupt: () => void,
+  ) {
+    this.rl = createInterface({ input, output });
+    this.rl.on("SIGINT", onInterrupt);
+  }
+
+  close(): void {
+    this.rl.close();
+  }
+
+  private async ask(query: string, signal: AbortSignal | undefined): Promise<string> {
+    const options = signal === undefined ? {} : { signal };
+    return (await this.rl.question(query, options)).trim();
+  }
+
+  private async yesNo(query: string, signal: AbortSignal | undefined, fallback?: boolean) {
+    const s = this.printer.style;
+    const hint = fallback === undefined ? "[y/n]" : fallback ? "[Y/n]" : "[y/N]";
+    for (;;) {
+      const text = await this.ask(`${s.bold("?")} ${query} ${s.dim(hint)} `, signal);
+      if (text === "" && fallback !== undefined) return fallback;
+      if (/^(y|yes)$/i.test(text)) return true;
+      if (/^(n|no)$/i.test(text)) return false;
+      this.printer.line(`  ${s.yellow("please answer y or n")}`);
+    }
+  }
+
+  private async field(field: Field, signal: AbortSignal | undefined): Promise<unknown> {
+    const s = this.printer.style;
+    const fallback = fallbackValue(field);
+    const about = field.description === undefined ? "" : s.dim(` — ${field.description}`);
+    if (field.type === "boolean") {
+      return this.yesNo(
+        `${field.title}${about}`,
+        signal,
+        fallback === true || fallback === false ? fallback : undefined,
+      );
+    }
+    if (field.choices !== undefined && field.choices.length > 0) {
+      const choices = field.choices;
+      this.printer.line(`  ${s.bold(field.title)}${about}`);
+      choices.forEach((choice, i) => {
+        const mark = choice === fallback ? s.dim(" (default)") : "";
+        this.printer.line(`    ${s.cyan(`${i + 1})`)} ${String(choice)}${mark}`);
+      });
+      const def = fallback === undefined ? -1 : choices.indexOf(fallback as string | number);
+      for (;;) {
+        const text = await this.ask(
+          `  choose 1-${choices.length}${def >= 0 ? s.dim(` [${def + 1}]`) : ""}: `,
+          signal,
+        );
+        if (text === "" && def >= 0) return choices[def];
+        const n = Number(text);
+        if (Number.isInteger(n) && n >= 1 && n <= choices.length) return choices[n - 1];
+        const named = choices.find((c) => String(c) === text);
+        if (named !== undefined) return named;
+        this.printer.line(`  ${s.yellow(`type a number from 1 to ${choices.length}`)}`);
+      }
+    }
+    const text = await this.ask(
+      `  ${field.title}${about}${fallback === undefined ? "" : s.dim(` [${String(fallback)}]`)}: `,
+      signal,
+    );
+    return text === "" ? fallback : coerce(field, text);
+  }
+
+  /** The Asker: a real prompt, bounded by the wait's own signal (its expiry). */
+  asker: Asker = async (request, signal) => {
+    const s = this.printer.style;
+    if (request.kind === "approval") {
+      const ok = await this.yesNo(request.prompt, signal);
+      return ok ? { id: request.id, ok: true } : { id: request.id, ok: false, reason: "declined" };
+    }
+    if (request.kind === "authorization") {
+      if (request.url !== undefined) this.printer.line(`  open ${s.cyan(request.url)}`);
+      const ok = await this.yesNo(`${request.prompt} — done authorizing?`, signal);
+      return ok ? { id: request.id, ok: true } : { id: request.id, ok: false, reason: "declined" };
+    }
+    const schema = answerSchemaOf(request);
+    this.printer.line(`${s.bold("?")} ${request.prompt}`);
+    if (schema === undefined) {
+      const text = await this.ask(`  ${s.dim("answer:")} `, signal);
+      return { id: request.id, ok: true, data: { text } };
+    }
+    for (;;) {
+      const data: Record<string, unknown> = {};
+      for (const field of schema.fields) {
+        const value = await this.field(field, signal);
+        if (value !== undefined) data[field.name] = value;
+      }
+      const problems = checkAnswerData(schema, data);
+      if (problems.length === 0) return { id: request.id, ok: true, data };
+      this.printer.line(`  ${s.yellow(problems.join("; "))}`);
+    }
+  };
+}

@@ -1,0 +1,513 @@
+// `pnpm demo [command] [flags]`: the release assistant in the terminal, durable halts and
+// resumes across processes, the list of waiting requests, and the browser inbox.
+import { parseArgs } from "node:util";
+import {
+  AlreadyResumedError,
+  RunCancelledError,
+  RunError,
+  type RunResult,
+  SuspensionNotFoundError,
+  WireFormatError,
+} from "@toolnexus/client";
+import type { Message } from "@toolnexus/core";
+import type { SqliteStore } from "@toolnexus/store-sqlite";
+import {
+  type AnswerFlags,
+  AnswerInputError,
+  type Asker,
+  exampleFlags,
+  flagAsker,
+  hasAnswerFlags,
+  TerminalAsker,
+} from "./answers.js";
+import { DEFAULT_PROMPT } from "./director.js";
+import {
+  chooseModel,
+  createModel,
+  describeModel,
+  type ModelChoice,
+  ModelSetupError,
+} from "./models.js";
+import {
+  callLabel,
+  describeAge,
+  describeExpiry,
+  makeStyle,
+  Printer,
+  wantsColour,
+} from "./printer.js";
+import {
+  AGENT,
+  dbPath,
+  demoClient,
+  newSessionId,
+  openStore,
+  RUN_TIMEOUT_MS,
+  shownPath,
+  TOOL_TIMEOUT_MS,
+  WAIT_TIMEOUT_MS,
+  waitingRequest,
+} from "./setup.js";
+import { STATUS_TIMEOUT_MS } from "./tools.js";
+
+const USAGE = `toolnexus demo: a release assistant that stops and asks
+
+usage:
+  pnpm demo [--durable] [answer flags] [model flags]   run the release assistant
+  pnpm demo resume <request-id> [answer flags]          continue a halted run in this process
+  pnpm demo pending [--json]                            list the requests that wait for a person
+  pnpm demo serve [--port 4173] [--host 127.0.0.1]      the inbox in a browser
+
+answer flags (used when there is no terminal to ask, or to skip the prompt):
+  --answer key=value     a field of an input request, e.g. --answer env=staging (repeatable)
+  --approve yes|no       answer an approval
+  --decline              refuse the request
+  --interactive          always prompt, reading answers from standard input
+  --no-interactive       never prompt, even on a terminal
+
+model flags (default: the embedded scripted model, no network, no API key):
+  --provider openai|anthropic   TOOLNEXUS_DEMO_PROVIDER
+  --model <name>                TOOLNEXUS_DEMO_MODEL
+  --base-url <url>              TOOLNEXUS_DEMO_BASE_URL (an OpenAI-compatible server when no provider is given)
+  API keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY, as the adapters read them.
+
+other flags:
+  --durable              halt into the SQLite file instead of asking in this process
+  --db <path>            the SQLite file (TOOLNEXUS_DEMO_DB; default .toolnexus/demo.db)
+  --prompt <text>        what to ask the assistant
+  --session <id>         the session id (default: a new one)
+  --color / --no-color   force colour on or off (NO_COLOR is respected)
+`;
+
+const options = {
+  answer: { type: "string", multiple: true, short: "a" },
+  approve: { type: "string" },
+  decline: { type: "boolean" },
+  durable: { type: "boolean" },
+  interactive: { type: "boolean" },
+  "no-interactive": { type: "boolean" },
+  color: { type: "boolean" },
+  "no-color": { type: "boolean" },
+  db: { type: "string" },
+  provider: { type: "string" },
+  model: { type: "string" },
+  "base-url": { type: "string" },
+  prompt: { type: "string" },
+  session: { type: "string" },
+  port: { type: "string" },
+  host: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Values = ReturnType<
+  typeof parseArgs<{ options: typeof options; allowPositionals: true }>
+>["values"];
+
+/** A mistake in how the demo was called: printed with a hint, exit status 2. */
+class UsageError extends Error {}
+
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
+const EXIT_CANCELLED = 130;
+
+function answerFlags(values: Values): AnswerFlags {
+  const flags: AnswerFlags = { values: {}, decline: values.decline === true };
+  for (const pair of values.answer ?? []) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0)
+      throw new UsageError(`--answer takes key=value, e.g. --answer env=staging (got "${pair}")`);
+    flags.values[pair.slice(0, eq).trim()] = pair.slice(eq + 1);
+  }
+  if (values.approve !== undefined) {
+    if (/^(y|yes|true)$/i.test(values.approve)) flags.approve = true;
+    else if (/^(n|no|false)$/i.test(values.approve)) flags.approve = false;
+    else throw new UsageError(`--approve takes yes or no (got "${values.approve}")`);
+  }
+  return flags;
+}
+
+interface Context {
+  values: Values;
+  printer: Printer;
+  choice: ModelChoice;
+  /** Flags to repeat in a printed command so it continues with the same file and model. */
+  carry: string;
+  /** Just the `--db` flag, for commands that only read the file. */
+  carryDb: string;
+}
+
+function quoteArg(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+function carriedFlags(values: Values): string {
+  const parts: string[] = [];
+  if (values.db !== undefined) parts.push("--db", quoteArg(values.db));
+  if (values.provider !== undefined) parts.push("--provider", quoteArg(values.provider));
+  if (values.model !== undefined) parts.push("--model", quoteArg(values.model));
+  if (values["base-url"] !== undefined) parts.push("--base-url", quoteArg(values["base-url"]));
+  return parts.length === 0 ? "" : ` ${parts.join(" ")}`;
+}
+
+function lastAssistantText(messages: readonly Message[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === "assistant" && m.content.trim() !== "") return m.content.trim();
+  }
+  return undefined;
+}
+
+/** What to print after a run or a resume; returns the exit status. */
+function report(ctx: Context, result: RunResult, store: SqliteStore | undefined): number {
+  const { printer } = ctx;
+  const s = printer.style;
+  printer.summary(result);
+  if (result.status === "done") {
+    return 0;
+  }
+  if (result.status === "incomplete") {
+    return EXIT_FAILED;
+  }
+  const db = store === undefined ? "memory" : shownPath(store.path);
+  printer.line(
+    `${s.yellow(s.bold("⏸ halted"))} ${s.dim(`the run waits for a person; checkpoint ${result.checkpointId} is in ${db} and this process is done`)}`,
+  );
+  for (const request of result.pendings) {
+    printer.line(`  ${s.bold(request.kind)}: ${request.prompt} ${s.dim(`(${request.id})`)}`);
+  }
+  printer.line("  continue it from any terminal, now or later:");
+  printer.line(
+    `    ${s.cyan(`pnpm demo resume ${result.pending.id} ${exampleFlags(result.pending)}${ctx.carry}`)}`,
+  );
+  printer.line(
+    `  ${s.dim(`or list what waits with`)} pnpm demo pending${ctx.carryDb} ${s.dim("· answer it in a browser with")} pnpm demo serve${ctx.carry}`,
+  );
+  return 0;
+}
+
+function banner(ctx: Context, modelText: string, sessionId: string, mode: string): void {
+  const { printer } = ctx;
+  printer.heading("toolnexus demo · release assistant", "");
+  printer.line(printer.style.dim(`  model    ${modelText}`));
+  printer.line(printer.style.dim(`  session  ${sessionId} · agent ${AGENT}`));
+  printer.line(
+    printer.style.dim(
+      `  budgets  fetch_status ${STATUS_TIMEOUT_MS}ms · other tools ${TOOL_TIMEOUT_MS}ms · run ${RUN_TIMEOUT_MS / 1000}s (a person's wait never counts)`,
+    ),
+  );
+  printer.line(printer.style.dim(`  answers  ${mode}`));
+}
+
+/** Ctrl-C cancels the run: in-flight tools see their signal abort, the transcript is kept. */
+function interruptible(): { signal: AbortSignal; abort: () => void; dispose: () => void } {
+  const controller = new AbortController();
+  const abort = () => controller.abort(new Error("interrupted (Ctrl-C)"));
+  process.on("SIGINT", abort);
+  return { signal: controller.signal, abort, dispose: () => process.off("SIGINT", abort) };
+}
+
+async function runCommand(ctx: Context): Promise<number> {
+  const { values, printer } = ctx;
+  const model = await createModel(ctx.choice);
+  const sessionId = values.session ?? newSessionId();
+  const flags = answerFlags(values);
+  const prompt = values.prompt ?? DEFAULT_PROMPT;
+  const cancel = interruptible();
+
+  if (values.durable) {
+    const store = await openStore(dbPath(values.db));
+    try {
+      banner(
+        ctx,
+        describeModel(ctx.choice, model),
+        sessionId,
+        `durable: a request halts the run into ${shownPath(store.path)}`,
+      );
+      const client = demoClient({ model, store, onEvent: printer.event, observe: printer.note });
+      printer.user(prompt);
+      const result = await guarded(
+        client.run(prompt, { sessionId, signal: cancel.signal }),
+        store,
+        sessionId,
+      );
+      store.save(sessionId, result.messages);
+      return report(ctx, result, store);
+    } finally {
+      cancel.dispose();
+      store.close();
+    }
+  }
+
+  const interactive =
+    values["no-interactive"] === true
+      ? false
+      : values.interactive === true ||
+        (process.stdin.isTTY === true && process.stdout.isTTY === true);
+  let terminal: TerminalAsker | undefined;
+  let asker: Asker;
+  let mode: string;
+  if (interactive) {
+    terminal = new TerminalAsker(printer, process.stdin, process.stdout, cancel.abort);
+    asker = terminal.asker;
+    mode = "asked here, in this terminal";
+  } else {
+    asker = flagAsker(flags, printer, "no terminal to ask");
+    mode = hasAnswerFlags(flags)
+      ? "from the command-line flags (no prompt)"
+      : "no terminal to ask, so flags or defaults answer (--answer env=production, --approve no)";
+  }
+  try {
+    banner(ctx, describeModel(ctx.choice, model), sessionId, mode);
+    // A flag that does not fit the request stops the run (nothing is deployed on a typo).
+    let misfit: AnswerInputError | undefined;
+    const client = demoClient({
+      model,
+      waitFor: async (request, info) => {
+        try {
+          return await asker(request, info.signal);
+        } catch (thrown) {
+          if (thrown instanceof AnswerInputError) {
+            misfit = thrown;
+            cancel.abort();
+          }
+          throw thrown;
+        }
+      },
+      onEvent: printer.event,
+      observe: printer.note,
+    });
+    printer.user(prompt);
+    try {
+      const result = await client.run(prompt, { sessionId, signal: cancel.signal });
+      return report(ctx, result, undefined);
+    } catch (thrown) {
+      throw misfit ?? thrown;
+    }
+  } finally {
+    cancel.dispose();
+    terminal?.close();
+  }
+}
+
+/** Saves whatever transcript a failed run kept, then rethrows. */
+async function guarded(
+  work: Promise<RunResult>,
+  store: SqliteStore,
+  sessionId: string | undefined,
+): Promise<RunResult> {
+  try {
+    return await work;
+  } catch (thrown) {
+    if (thrown instanceof RunError && sessionId !== undefined)
+      store.save(sessionId, thrown.messages);
+    throw thrown;
+  }
+}
+
+async function resumeCommand(ctx: Context, id: string | undefined): Promise<number> {
+  const { values, printer } = ctx;
+  const s = printer.style;
+  if (id === undefined || id === "") {
+    throw new UsageError(
+      "resume needs the request id, e.g. pnpm demo resume pnd_… --answer env=staging (pnpm demo pending lists them)",
+    );
+  }
+  const flags = answerFlags(values);
+  const store = await openStore(dbPath(values.db));
+  const cancel = interruptible();
+  let terminal: TerminalAsker | undefined;
+  try {
+    const waiting = waitingRequest(store, id);
+    const model = await createModel(ctx.choice);
+    const interactive =
+      values["no-interactive"] !== true &&
+      !hasAnswerFlags(flags) &&
+      (values.interactive === true ||
+        (process.stdin.isTTY === true && process.stdout.isTTY === true));
+    banner(
+      ctx,
+      describeModel(ctx.choice, model),
+      waiting.sessionId ?? "(none)",
+      interactive ? "asked here, in this terminal" : "from the command-line flags or defaults",
+    );
+    printer.line();
+    printer.line(
+      `${s.dim("resuming from")} ${shownPath(store.path)}${s.dim(": this process did not start the run")}`,
+    );
+    const earlier = lastAssistantText(waiting.messages);
+    if (earlier !== undefined) printer.line(`${s.dim("earlier, assistant ›")} ${s.dim(earlier)}`);
+    printer.pendingLine(waiting.request, callLabel({ name: waiting.tool, args: waiting.args }));
+    let asker: Asker;
+    if (interactive) {
+      terminal = new TerminalAsker(printer, process.stdin, process.stdout, cancel.abort);
+      asker = terminal.asker;
+    } else {
+      asker = flagAsker(flags, printer, "no answer flags given");
+    }
+    const answer = await asker(waiting.request, cancel.signal);
+    terminal?.close();
+    terminal = undefined;
+    const client = demoClient({ model, store, onEvent: printer.event, observe: printer.note });
+    const result = await guarded(
+      client.resume(answer, { signal: cancel.signal }),
+      store,
+      waiting.sessionId,
+    );
+    if (result.sessionId !== undefined) store.save(result.sessionId, result.messages);
+    return report(ctx, result, store);
+  } finally {
+    terminal?.close();
+    cancel.dispose();
+    store.close();
+  }
+}
+
+function pendingCommand(ctx: Context): Promise<number> {
+  return (async () => {
+    const { values, printer } = ctx;
+    const s = printer.style;
+    const store = await openStore(dbPath(values.db));
+    try {
+      const waiting = [...store.list({ state: "pending" }), ...store.list({ state: "expired" })];
+      if (values.json) {
+        printer.line(JSON.stringify(waiting, null, 2));
+        return 0;
+      }
+      if (waiting.length === 0) {
+        printer.line(
+          `nothing waits in ${shownPath(store.path)}. Start a run that halts with: pnpm demo --durable${ctx.carry}`,
+        );
+        return 0;
+      }
+      printer.line(`${waiting.length} request(s) waiting in ${shownPath(store.path)}:`);
+      for (const item of waiting) {
+        const { request } = item;
+        printer.line();
+        printer.line(`  ${s.bold(request.id)}  ${s.yellow(request.kind)}  ${request.prompt}`);
+        printer.line(
+          s.dim(
+            `    agent ${item.agent ?? "-"} · session ${item.sessionId ?? "-"} · ${describeAge(item.createdAt)} · ${item.state === "expired" ? "expired" : describeExpiry(item.expiresAt)}`,
+          ),
+        );
+        printer.line(
+          `    ${s.cyan(`pnpm demo resume ${request.id} ${exampleFlags(request)}${ctx.carry}`)}`,
+        );
+      }
+      return 0;
+    } finally {
+      store.close();
+    }
+  })();
+}
+
+function explain(thrown: unknown): { message: string; code: number } {
+  if (
+    thrown instanceof UsageError ||
+    thrown instanceof AnswerInputError ||
+    thrown instanceof ModelSetupError
+  ) {
+    return { message: thrown.message, code: EXIT_USAGE };
+  }
+  if (thrown instanceof AlreadyResumedError) {
+    return {
+      message: `request ${thrown.requestId} was already answered and its run resumed; a request can be answered only once, so nothing was run again. \`pnpm demo pending\` lists what still waits.`,
+      code: EXIT_FAILED,
+    };
+  }
+  if (thrown instanceof SuspensionNotFoundError) {
+    return {
+      message: `no request ${thrown.requestId} waits in this file; check the id (\`pnpm demo pending\` lists what waits) and --db.`,
+      code: EXIT_FAILED,
+    };
+  }
+  if (thrown instanceof RunCancelledError) {
+    return {
+      message: `cancelled: the run stopped and its tools saw their signals abort (${thrown.messages.length} messages kept).`,
+      code: EXIT_CANCELLED,
+    };
+  }
+  if (thrown instanceof WireFormatError || thrown instanceof RunError) {
+    return { message: thrown.message, code: EXIT_FAILED };
+  }
+  if (thrown instanceof Error && thrown.name === "AbortError") {
+    return { message: "cancelled", code: EXIT_CANCELLED };
+  }
+  return { message: thrown instanceof Error ? thrown.message : String(thrown), code: EXIT_FAILED };
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (thrown) {
+    process.stderr.write(`✗ ${(thrown as Error).message}\n\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const colourFlag = values["no-color"] ? false : values.color ? true : undefined;
+  const printer = new Printer(
+    (text) => process.stdout.write(text),
+    makeStyle(wantsColour(process.stdout, process.env, colourFlag)),
+    WAIT_TIMEOUT_MS,
+  );
+  const errStyle = makeStyle(wantsColour(process.stderr, process.env, colourFlag));
+  const [command, ...rest] = positionals;
+  try {
+    const choice = chooseModel(
+      { provider: values.provider, model: values.model, baseUrl: values["base-url"] },
+      process.env,
+    );
+    const ctx: Context = {
+      values,
+      printer,
+      choice,
+      carry: carriedFlags(values),
+      carryDb: values.db === undefined ? "" : ` --db ${quoteArg(values.db)}`,
+    };
+    switch (command) {
+      case undefined:
+      case "run":
+        return await runCommand(ctx);
+      case "resume":
+        if (rest.length > 1)
+          throw new UsageError(`resume takes one request id, got ${rest.join(" ")}`);
+        return await resumeCommand(ctx, rest[0]);
+      case "pending":
+        return await pendingCommand(ctx);
+      case "serve": {
+        const { serveCommand } = await import("./server.js");
+        return await serveCommand({
+          dbPath: dbPath(values.db),
+          port: values.port,
+          host: values.host,
+          choice,
+          printer,
+        });
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"; see pnpm demo --help`);
+    }
+  } catch (thrown) {
+    const { message, code } = explain(thrown);
+    process.stderr.write(`${errStyle.red("✗")} ${message}\n`);
+    if (code === EXIT_USAGE && thrown instanceof UsageError) process.stderr.write(`\n${USAGE}`);
+    return code;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (thrown: unknown) => {
+    process.stderr.write(
+      `✗ unexpected failure: ${thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown)}\n`,
+    );
+    process.exitCode = EXIT_FAILED;
+  },
+);

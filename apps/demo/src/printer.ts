@@ -1,0 +1,231 @@
+// The terminal side of the demo: prints the conversation as the loop reports it, with colour on
+// a TTY (unless NO_COLOR is set) and plain text everywhere else.
+import type { RunEvent, RunResult } from "@toolnexus/client";
+import type { Request, ToolCall, ToolContext } from "@toolnexus/core";
+import type { ToolNote } from "./tools.js";
+
+export interface Style {
+  bold(text: string): string;
+  dim(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  cyan(text: string): string;
+  magenta(text: string): string;
+}
+
+const ansi =
+  (open: number, close: number) =>
+  (text: string): string =>
+    `\u001b[${open}m${text}\u001b[${close}m`;
+
+const plain = (text: string): string => text;
+
+export function makeStyle(colour: boolean): Style {
+  if (!colour) {
+    return {
+      bold: plain,
+      dim: plain,
+      red: plain,
+      green: plain,
+      yellow: plain,
+      cyan: plain,
+      magenta: plain,
+    };
+  }
+  return {
+    bold: ansi(1, 22),
+    dim: ansi(2, 22),
+    red: ansi(31, 39),
+    green: ansi(32, 39),
+    yellow: ansi(33, 39),
+    cyan: ansi(36, 39),
+    magenta: ansi(35, 39),
+  };
+}
+
+/** Colour when writing to a terminal, never when NO_COLOR is set (https://no-color.org). */
+export function wantsColour(
+  stream: { isTTY?: boolean },
+  env: NodeJS.ProcessEnv,
+  flag?: boolean,
+): boolean {
+  if (flag !== undefined) return flag;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  return stream.isTTY === true;
+}
+
+/** A call's short name for the transcript: `fetch_status[billing]`, `deploy[2.4.1]`, `whoami`. */
+export function callLabel(call: Pick<ToolCall, "name" | "args">): string {
+  const values = Object.values(call.args ?? {});
+  const first = values[0];
+  return values.length > 0 && (typeof first === "string" || typeof first === "number")
+    ? `${call.name}[${first}]`
+    : call.name;
+}
+
+function describeContext(ctx: ToolContext): string {
+  const parts: string[] = [];
+  if (ctx.agent !== undefined) parts.push(`agent=${ctx.agent}`);
+  if (ctx.sessionId !== undefined) parts.push(`session=${ctx.sessionId}`);
+  if (ctx.messageId !== undefined) parts.push(`message=${ctx.messageId}`);
+  if (ctx.callId !== undefined) parts.push(`call=${ctx.callId}`);
+  return parts.join(" ");
+}
+
+function describeBudget(ctx: ToolContext): string {
+  const parts = [ctx.timeout === undefined ? "timeout=unset" : `timeout=${ctx.timeout}ms`];
+  if (ctx.signal !== undefined) parts.push(`signal=${ctx.signal.aborted ? "aborted" : "live"}`);
+  if (ctx.answer !== undefined) parts.push(`answer=${JSON.stringify(ctx.answer.data ?? {})}`);
+  return parts.join(" ");
+}
+
+function oneLine(text: string, max = 400): string {
+  const flat = text.replace(/\s*\n\s*/g, " ⏎ ");
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export function describeExpiry(iso: string | undefined, now = Date.now()): string {
+  if (iso === undefined) return "no expiry";
+  const ms = Date.parse(iso) - now;
+  if (ms <= 0) return "expired";
+  const minutes = Math.round(ms / 60_000);
+  return minutes >= 1 ? `expires in ${minutes} min` : `expires in ${Math.ceil(ms / 1000)}s`;
+}
+
+export function describeAge(iso: string, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  return `${Math.round(s / 3600)} h ago`;
+}
+
+/** Writes the run's events as a readable transcript. */
+export class Printer {
+  private readonly labels = new Map<string, string>();
+  private timedOut = 0;
+  private calls = 0;
+  private waited = 0;
+
+  constructor(
+    private readonly write: (text: string) => void,
+    readonly style: Style,
+    /** The client's wait limit, shown for requests that set no expiry of their own. */
+    private readonly waitLimitMs?: number,
+  ) {}
+
+  line(text = ""): void {
+    this.write(`${text}\n`);
+  }
+
+  heading(title: string, detail: string): void {
+    const s = this.style;
+    this.line(`${s.bold(s.magenta(title))} ${s.dim(detail)}`);
+  }
+
+  user(prompt: string): void {
+    this.line();
+    this.line(`${this.style.bold("you ›")} ${prompt}`);
+  }
+
+  private label(callId: string | undefined, fallback: string): string {
+    return (callId === undefined ? undefined : this.labels.get(callId)) ?? fallback;
+  }
+
+  /** A note from inside a tool: what it saw in its context, what it did, when it was cancelled. */
+  note = (note: ToolNote): void => {
+    const s = this.style;
+    const who = this.label(note.callId, note.tool);
+    if (note.kind === "context" && note.ctx !== undefined) {
+      this.line(`    ${s.dim(`${who} sees ctx: ${describeBudget(note.ctx)}`)}`);
+    } else if (note.kind === "cancelled") {
+      this.line(`    ${s.yellow(`✂ ${who}: ${note.text}`)}`);
+    } else {
+      this.line(`    ${s.dim(`${who}: ${note.text}`)}`);
+    }
+  };
+
+  /** One event of the loop. */
+  event = (event: RunEvent): void => {
+    const s = this.style;
+    switch (event.type) {
+      case "message": {
+        this.line();
+        const text = event.message.content.trim();
+        this.line(
+          `${s.bold(s.cyan("assistant ›"))} ${text === "" ? s.dim("(no text)") : text} ${s.dim(`(turn ${event.turn})`)}`,
+        );
+        break;
+      }
+      case "tool_call": {
+        const label = callLabel(event.call);
+        this.labels.set(event.call.id, label);
+        this.line(`  ${s.bold("→")} ${s.bold(label)} ${s.dim(event.call.rawArgs || "{}")}`);
+        this.line(`    ${s.dim(`ctx: ${describeContext(event.ctx)}`)}`);
+        break;
+      }
+      case "pending":
+        this.pendingLine(event.request, this.label(event.call.id, callLabel(event.call)));
+        break;
+      case "tool_result": {
+        const label = this.label(event.call.id, callLabel(event.call));
+        const { record } = event;
+        if (event.pending) {
+          this.line(`  ${s.yellow("⏸")} ${label} ${s.dim("suspended (pending, not an error)")}`);
+          break;
+        }
+        this.calls++;
+        const ms = s.dim(`(${Math.round(record.durationMs)}ms)`);
+        if (record.timedOut) {
+          this.timedOut++;
+          this.line(
+            `  ${s.red("✗")} ${s.bold(label)} ${s.red(record.result.output)} ${s.dim("— stopped by the loop at its budget")}`,
+          );
+        } else if (event.isError) {
+          this.line(
+            `  ${s.red("✗")} ${s.bold(label)} ${s.red(oneLine(record.result.output))} ${ms}`,
+          );
+        } else {
+          this.line(`  ${s.green("✓")} ${s.bold(label)} ${oneLine(record.result.output)} ${ms}`);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  };
+
+  pendingLine(request: Request, label: string): void {
+    const s = this.style;
+    this.waited++;
+    this.line(
+      `  ${s.yellow("⏸")} ${s.bold(label)} ${s.yellow(`needs a person (${request.kind}):`)} ${request.prompt}`,
+    );
+    const expiry =
+      request.expiresAt === undefined && this.waitLimitMs !== undefined
+        ? `waits up to ${Math.round(this.waitLimitMs / 60_000)} min (the client's waitTimeoutMs)`
+        : describeExpiry(request.expiresAt);
+    this.line(`    ${s.dim(`request ${request.id}, ${expiry}`)}`);
+  }
+
+  /** The closing lines of a finished run. */
+  summary(result: RunResult): void {
+    const s = this.style;
+    const usage =
+      result.usage.totalTokens > 0 ? `, ${result.usage.totalTokens} tokens` : ", no tokens billed";
+    const parts = [
+      `${result.turns} model turns`,
+      `${this.calls} tool results`,
+      `${this.timedOut} timed out`,
+      `${this.waited} waited for a person`,
+    ];
+    this.line();
+    if (result.status === "done") {
+      this.line(`${s.green(s.bold("✓ done"))} ${s.dim(`${parts.join(", ")}${usage}`)}`);
+    } else if (result.status === "incomplete") {
+      this.line(
+        `${s.red(s.bold(`✗ stopped: ${result.limit} limit reached`))} ${s.dim(parts.join(", "))}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,490 @@
+// `pnpm demo serve`: the inbox in a browser, over the same SQLite file as the terminal. Plain
+// node:http and static files; the page gets live updates over server-sent events.
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  AlreadyResumedError,
+  CheckpointError,
+  type Client,
+  RunError,
+  type RunResult,
+  SuspensionNotFoundError,
+  WireFormatError,
+} from "@toolnexus/client";
+import {
+  type Answer,
+  type Message,
+  parseAnswer,
+  type Request,
+  type SuspensionSummary,
+  ToolnexusError,
+} from "@toolnexus/core";
+import type { SqliteStore } from "@toolnexus/store-sqlite";
+import { DEFAULT_PROMPT } from "./director.js";
+import { createModel, describeModel, type ModelChoice } from "./models.js";
+import type { Printer } from "./printer.js";
+import { answerSchemaOf, checkAnswerData } from "./schema.js";
+import { demoClient, newSessionId, openStore, shownPath, waitingRequest } from "./setup.js";
+
+export const DEFAULT_PORT = 4173;
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
+const MAX_BODY = 64 * 1024;
+/** How often the server looks at the file for changes made by other processes (the CLI). */
+const POLL_MS = 700;
+
+export interface ServeOptions {
+  dbPath: string;
+  port: string | undefined;
+  host: string | undefined;
+  choice: ModelChoice;
+  printer: Printer;
+}
+
+/** A refusal the page shows next to the request: status code and a message for a person. */
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface RequestView {
+  id: string;
+  kind: string;
+  prompt: string;
+  url?: string;
+  data?: Record<string, unknown>;
+  agent?: string;
+  sessionId?: string;
+  createdAt: string;
+  expiresAt?: string;
+  state: string;
+}
+
+type SessionStatus = "running" | "waiting" | "done" | "stopped" | "failed";
+
+interface SessionView {
+  sessionId: string;
+  status: SessionStatus;
+  updatedAt: string;
+  detail?: string;
+}
+
+interface ActiveRun {
+  status: "running" | "failed";
+  startedAt: string;
+  detail?: string;
+}
+
+const WEB_DIR = new URL("./web/", import.meta.url);
+const ASSETS: Record<string, { file: string; type: string }> = {
+  "/": { file: "index.html", type: "text/html; charset=utf-8" },
+  "/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
+  "/style.css": { file: "style.css", type: "text/css; charset=utf-8" },
+};
+
+function requestView(item: SuspensionSummary): RequestView {
+  const view: RequestView = {
+    id: item.request.id,
+    kind: item.request.kind,
+    prompt: item.request.prompt,
+    createdAt: item.createdAt,
+    state: item.state,
+  };
+  if (item.request.url !== undefined) view.url = item.request.url;
+  if (item.request.data !== undefined) view.data = item.request.data;
+  if (item.agent !== undefined) view.agent = item.agent;
+  if (item.sessionId !== undefined) view.sessionId = item.sessionId;
+  const expiresAt = item.expiresAt ?? item.request.expiresAt;
+  if (expiresAt !== undefined) view.expiresAt = expiresAt;
+  return view;
+}
+
+function finished(messages: readonly Message[] | undefined): boolean {
+  const last = messages?.at(-1);
+  return (
+    last?.role === "assistant" && (last.toolCalls === undefined || last.toolCalls.length === 0)
+  );
+}
+
+/** The inbox over one store: what waits, what ran recently, and answering. */
+export class Inbox {
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly listeners = new Set<(snapshot: string) => void>();
+  private last = "";
+
+  constructor(
+    private readonly store: SqliteStore,
+    private readonly client: Client,
+    private readonly log: (text: string) => void,
+  ) {}
+
+  /** Everything the page shows, as one JSON document. */
+  snapshot(): string {
+    const all = this.store.list({ limit: 200 });
+    const requests = all.filter((i) => i.state !== "resumed").map(requestView);
+    const sessions: SessionView[] = [];
+    const seen = new Set<string>();
+    for (const [sessionId, run] of this.active) {
+      seen.add(sessionId);
+      const view: SessionView = { sessionId, status: run.status, updatedAt: run.startedAt };
+      if (run.detail !== undefined) view.detail = run.detail;
+      sessions.push(view);
+    }
+    for (const item of all) {
+      const id = item.sessionId;
+      if (id === undefined || seen.has(id) || sessions.length >= 12) continue;
+      seen.add(id);
+      const waiting = all.some((i) => i.sessionId === id && i.state !== "resumed");
+      const status: SessionStatus = waiting
+        ? "waiting"
+        : finished(this.store.load(id))
+          ? "done"
+          : "stopped";
+      // The newest request of the session stands for its last change; resumed requests of a
+      // finished run keep their time, so the list stays stable between polls.
+      sessions.push({ sessionId: id, status, updatedAt: item.createdAt });
+    }
+    return JSON.stringify({ requests, sessions });
+  }
+
+  /** Sends the snapshot to every open page when it changed (here or in another process). */
+  check(): void {
+    let next: string;
+    try {
+      next = this.snapshot();
+    } catch (thrown) {
+      this.log(`✗ could not read the store: ${(thrown as Error).message}`);
+      return;
+    }
+    if (next === this.last) return;
+    this.last = next;
+    for (const listener of this.listeners) listener(next);
+  }
+
+  subscribe(listener: (snapshot: string) => void): () => void {
+    this.listeners.add(listener);
+    listener(this.last === "" ? this.snapshot() : this.last);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The transcript of a session: the saved conversation, else the waiting checkpoint's. */
+  session(sessionId: string): {
+    sessionId: string;
+    status: SessionStatus;
+    messages: Message[];
+    pending: Request[];
+    detail?: string;
+  } {
+    const all = this.store.list({ sessionId, limit: 50 });
+    const pending = all.filter((i) => i.state !== "resumed").map((i) => i.request);
+    let messages = this.store.load(sessionId);
+    if (messages === undefined && pending[0] !== undefined) {
+      messages = this.store.get(pending[0].id)?.messages;
+    }
+    const run = this.active.get(sessionId);
+    if (run === undefined && all.length === 0 && messages === undefined) {
+      throw new HttpError(404, `no run with session ${sessionId} in this file`);
+    }
+    const status: SessionStatus =
+      run?.status ?? (pending.length > 0 ? "waiting" : finished(messages) ? "done" : "stopped");
+    const view: {
+      sessionId: string;
+      status: SessionStatus;
+      messages: Message[];
+      pending: Request[];
+      detail?: string;
+    } = { sessionId, status, messages: messages ?? [], pending };
+    if (run?.detail !== undefined) view.detail = run.detail;
+    return view;
+  }
+
+  /**
+   * Follows a run or a resume to its end: saves the transcript and updates the page. A refusal
+   * before anything ran (already answered, unknown id) puts back the session's earlier state.
+   */
+  private settle(
+    sessionId: string,
+    work: () => Promise<RunResult>,
+    what: string,
+  ): Promise<RunResult> {
+    const before = this.active.get(sessionId);
+    this.active.set(sessionId, { status: "running", startedAt: new Date().toISOString() });
+    this.check();
+    return work().then(
+      (result) => {
+        this.store.save(sessionId, result.messages);
+        this.active.delete(sessionId);
+        this.log(
+          result.status === "pending"
+            ? `⏸ ${sessionId} ${what}: waiting for ${result.pending.kind} (${result.pending.id})`
+            : `✓ ${sessionId} ${what}: ${result.status}`,
+        );
+        this.check();
+        return result;
+      },
+      (thrown: unknown) => {
+        const message = thrown instanceof Error ? thrown.message : String(thrown);
+        if (thrown instanceof RunError) {
+          this.store.save(sessionId, thrown.messages);
+          this.active.set(sessionId, {
+            status: "failed",
+            startedAt: new Date().toISOString(),
+            detail: message,
+          });
+        } else if (before === undefined) {
+          this.active.delete(sessionId);
+        } else {
+          this.active.set(sessionId, before);
+        }
+        this.log(`✗ ${sessionId} ${what}: ${message}`);
+        this.check();
+        throw thrown;
+      },
+    );
+  }
+
+  /** Starts a new run in the background; the page follows it through the live updates. */
+  start(prompt = DEFAULT_PROMPT): string {
+    const sessionId = newSessionId();
+    this.log(`▸ ${sessionId} started from the page`);
+    this.settle(sessionId, () => this.client.run(prompt, { sessionId }), "run").catch(() => {});
+    return sessionId;
+  }
+
+  /**
+   * Answers a request: the wire format with `parseAnswer`, then the request's own schema, then
+   * the resume (which claims the request atomically). Every refusal changes nothing.
+   */
+  async answer(body: unknown): Promise<ReturnType<Inbox["session"]> & { text: string }> {
+    let answer: Answer;
+    try {
+      answer = parseAnswer(body);
+    } catch (thrown) {
+      if (thrown instanceof WireFormatError) throw new HttpError(400, thrown.message);
+      throw thrown;
+    }
+    let waiting: ReturnType<typeof waitingRequest>;
+    try {
+      waiting = waitingRequest(this.store, answer.id);
+    } catch (thrown) {
+      throw this.refusal(thrown);
+    }
+    const schema = answerSchemaOf(waiting.request);
+    if (answer.ok && schema !== undefined) {
+      const problems = checkAnswerData(schema, answer.data);
+      if (problems.length > 0) {
+        throw new HttpError(422, `this answer does not fit the request: ${problems.join("; ")}`);
+      }
+    }
+    const sessionId = waiting.sessionId ?? answer.id;
+    let result: RunResult;
+    try {
+      result = await this.settle(
+        sessionId,
+        () => this.client.resume(answer),
+        `answer ${answer.id}`,
+      );
+    } catch (thrown) {
+      throw this.refusal(thrown);
+    }
+    return { ...this.session(sessionId), text: result.text };
+  }
+
+  private refusal(thrown: unknown): unknown {
+    if (thrown instanceof AlreadyResumedError) {
+      return new HttpError(
+        409,
+        `this request was already answered (in another tab, or from the terminal); a request can be answered only once, so nothing changed`,
+      );
+    }
+    if (thrown instanceof SuspensionNotFoundError) {
+      return new HttpError(404, `no request ${thrown.requestId} waits in this file`);
+    }
+    if (thrown instanceof WireFormatError) return new HttpError(400, thrown.message);
+    if (thrown instanceof CheckpointError) return new HttpError(409, thrown.message);
+    if (thrown instanceof ToolnexusError) return new HttpError(500, thrown.message);
+    return thrown;
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+  });
+  res.end(text);
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const type = req.headers["content-type"] ?? "";
+  if (!type.startsWith("application/json")) {
+    throw new HttpError(415, "send the answer as application/json");
+  }
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new HttpError(413, "the request body is too large");
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, "the request body is not valid JSON");
+  }
+}
+
+/** The HTTP handler: static page, state, live events, new runs, answers. */
+export function handler(
+  inbox: Inbox,
+  allowedHosts: ReadonlySet<string>,
+  log: (text: string) => void,
+) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      // Only names this server was started on: a page on another site cannot reach it through
+      // DNS tricks, nor post answers from another origin.
+      const host = req.headers.host ?? "";
+      if (!allowedHosts.has(host)) throw new HttpError(421, `unexpected Host header "${host}"`);
+      const origin = req.headers.origin;
+      if (req.method !== "GET" && origin !== undefined && origin !== `http://${host}`) {
+        throw new HttpError(403, "cross-origin requests are refused");
+      }
+      const url = new URL(req.url ?? "/", `http://${host}`);
+      const path = url.pathname;
+
+      if (req.method === "GET" && ASSETS[path] !== undefined) {
+        const asset = ASSETS[path];
+        res.writeHead(200, {
+          "content-type": asset.type,
+          "cache-control": "no-store",
+          "content-security-policy":
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+          "x-content-type-options": "nosniff",
+        });
+        res.end(readFileSync(new URL(asset.file, WEB_DIR)));
+        return;
+      }
+      if (req.method === "GET" && path === "/api/state") {
+        send(res, 200, JSON.parse(inbox.snapshot()));
+        return;
+      }
+      if (req.method === "GET" && path === "/api/events") {
+        res.writeHead(200, {
+          "content-type": "text/event-stream; charset=utf-8",
+          "cache-control": "no-store",
+          connection: "keep-alive",
+        });
+        res.write("retry: 1000\n\n");
+        const unsubscribe = inbox.subscribe((snapshot) => {
+          res.write(`event: state\ndata: ${snapshot}\n\n`);
+        });
+        const ping = setInterval(() => res.write(": ping\n\n"), 15_000);
+        req.on("close", () => {
+          clearInterval(ping);
+          unsubscribe();
+        });
+        return;
+      }
+      const sessionMatch = /^\/api\/sessions\/([\w.-]{1,100})$/.exec(path);
+      if (req.method === "GET" && sessionMatch !== null) {
+        send(res, 200, inbox.session(sessionMatch[1]!));
+        return;
+      }
+      if (req.method === "POST" && path === "/api/runs") {
+        await readJson(req);
+        send(res, 202, { sessionId: inbox.start() });
+        return;
+      }
+      if (req.method === "POST" && path === "/api/answers") {
+        send(res, 200, await inbox.answer(await readJson(req)));
+        return;
+      }
+      throw new HttpError(404, `nothing at ${req.method} ${path}`);
+    } catch (thrown) {
+      if (thrown instanceof HttpError) {
+        if (req.method === "POST") log(`✗ refused ${req.url}: ${thrown.message}`);
+        send(res, thrown.status, { error: thrown.message });
+      } else {
+        send(res, 500, { error: thrown instanceof Error ? thrown.message : String(thrown) });
+      }
+    }
+  };
+}
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_PORT;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`--port takes a number from 0 to 65535 (0 picks a free one), got "${text}"`);
+  }
+  return port;
+}
+
+export async function serveCommand(options: ServeOptions): Promise<number> {
+  const { printer } = options;
+  const s = printer.style;
+  const port = parsePort(options.port);
+  const host = options.host ?? "127.0.0.1";
+  const model = await createModel(options.choice);
+  const store = await openStore(options.dbPath);
+  const client = demoClient({ model, store });
+  const log = (text: string) =>
+    printer.line(`  ${s.dim(new Date().toISOString().slice(11, 19))} ${text}`);
+  const inbox = new Inbox(store, client, log);
+
+  const allowedHosts = new Set<string>();
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const actual = (server.address() as AddressInfo).port;
+  for (const name of [...LOOPBACK, host]) {
+    allowedHosts.add(`${name.includes(":") ? `[${name}]` : name}:${actual}`);
+  }
+  server.on("request", handler(inbox, allowedHosts, log));
+
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+  printer.heading("toolnexus demo · inbox", "");
+  printer.line(`  ${s.bold(`http://${shownHost}:${actual}/`)}`);
+  printer.line(
+    s.dim(
+      `  store    ${shownPath(options.dbPath)} (shared with pnpm demo --durable / resume / pending)`,
+    ),
+  );
+  printer.line(s.dim(`  model    ${describeModel(options.choice, model)}`));
+  if (!LOOPBACK.has(host)) {
+    printer.line(
+      s.yellow(
+        `  listening on ${host}: anyone who can reach this address can answer requests (there is no login)`,
+      ),
+    );
+  }
+  printer.line(s.dim("  Ctrl-C stops the server"));
+
+  inbox.check();
+  const poll = setInterval(() => inbox.check(), POLL_MS);
+
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      clearInterval(poll);
+      server.close(() => resolve());
+      server.closeAllConnections();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  store.close();
+  printer.line(s.dim("  stopped"));
+  return 0;
+}

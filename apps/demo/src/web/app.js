@@ -1,0 +1,404 @@
+// The inbox page: plain JavaScript, no build step. Every value from the server goes into the
+// page as text (never as HTML).
+
+const $ = (id) => document.getElementById(id);
+
+/** Creates an element with attributes, properties (`on*` handlers) and children. */
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "class") node.className = value;
+    else if (key in node && key !== "list") node[key] = value;
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function ago(iso) {
+  const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  return `${Math.round(s / 3600)} h ago`;
+}
+
+function until(iso) {
+  if (!iso) return "no expiry";
+  const ms = Date.parse(iso) - Date.now();
+  if (ms <= 0) return "expired";
+  const minutes = Math.round(ms / 60000);
+  return minutes >= 1 ? `expires in ${minutes} min` : `expires in ${Math.ceil(ms / 1000)}s`;
+}
+
+async function api(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers["content-type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  let data = {};
+  try {
+    data = await response.json();
+  } catch {
+    data = { error: `the server answered ${response.status} without a readable body` };
+  }
+  if (!response.ok) throw new Error(data.error || `request failed (${response.status})`);
+  return data;
+}
+
+// --- the inbox ---------------------------------------------------------------------------
+
+/** Cards on the page by request id. A card stays (marked stale) when the request goes away. */
+const cards = new Map();
+
+function timeLine(request) {
+  const line = el("div", { class: "meta" });
+  const render = () => {
+    line.replaceChildren(
+      el("span", {}, `agent ${request.agent || "-"}`),
+      el("span", {}, `session ${request.sessionId || "-"}`),
+      el("span", { class: "age" }, ago(request.createdAt)),
+      el(
+        "span",
+        { class: "expiry" },
+        request.state === "expired" ? "expired" : until(request.expiresAt),
+      ),
+    );
+  };
+  render();
+  line.refresh = render;
+  return line;
+}
+
+/** The form fields for an input request, generated from `data.schema`. */
+function schemaFields(schema) {
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  const fields = [];
+  for (const [name, spec] of Object.entries(schema.properties || {})) {
+    const title = spec.title || name;
+    const hint = spec.description ? el("span", { class: "hint" }, spec.description) : null;
+    const id = `f-${Math.random().toString(36).slice(2)}`;
+    if (spec.type === "boolean") {
+      const input = el("input", {
+        type: "checkbox",
+        id,
+        name,
+        checked: spec.default === true,
+      });
+      input.dataset.type = "boolean";
+      fields.push(el("label", { class: "field checkbox", for: id }, input, title, hint));
+    } else if (Array.isArray(spec.enum)) {
+      const select = el(
+        "select",
+        { id, name, required: required.includes(name) },
+        spec.enum.map((value) =>
+          el("option", { value: String(value), selected: value === spec.default }, String(value)),
+        ),
+      );
+      select.dataset.type = spec.type || "string";
+      fields.push(el("label", { class: "field", for: id }, title, hint, select));
+    } else {
+      const numeric = spec.type === "number" || spec.type === "integer";
+      const input = el("input", {
+        type: numeric ? "number" : "text",
+        id,
+        name,
+        required: required.includes(name),
+        value: spec.default === undefined ? "" : String(spec.default),
+      });
+      input.dataset.type = spec.type || "string";
+      fields.push(el("label", { class: "field", for: id }, title, hint, input));
+    }
+  }
+  return fields;
+}
+
+/** Reads the form back into the Answer's `data`, typed as the schema says. */
+function formData(form) {
+  const data = {};
+  for (const input of form.querySelectorAll("[name]")) {
+    const type = input.dataset.type;
+    if (type === "boolean") data[input.name] = input.checked;
+    else if (input.value === "") continue;
+    else if (type === "number" || type === "integer") data[input.name] = Number(input.value);
+    else data[input.name] = input.value;
+  }
+  return data;
+}
+
+function requestCard(request) {
+  const error = el("div", { class: "error", role: "alert", hidden: true });
+  const note = el("div", { class: "note", hidden: true });
+  const card = el("article", {
+    class: "request",
+    "data-request-id": request.id,
+    "data-kind": request.kind,
+  });
+  const buttons = [];
+
+  const send = async (answer) => {
+    for (const button of buttons) button.disabled = true;
+    error.hidden = true;
+    try {
+      const result = await api("POST", "/api/answers", { id: request.id, ...answer });
+      card.remove();
+      cards.delete(request.id);
+      renderCount();
+      showSession(result.sessionId, result);
+    } catch (problem) {
+      error.textContent = problem.message;
+      error.hidden = false;
+    } finally {
+      for (const button of buttons) button.disabled = false;
+    }
+  };
+  const button = (label, cls, onclick, type = "button") => {
+    const b = el("button", { type, class: cls, onclick }, label);
+    buttons.push(b);
+    return b;
+  };
+  const decline = () => button("Decline", "danger", () => send({ ok: false, reason: "declined" }));
+
+  let control;
+  if (request.kind === "approval") {
+    control = el(
+      "div",
+      { class: "buttons" },
+      button("Approve", "primary", () => send({ ok: true })),
+      decline(),
+    );
+  } else if (request.kind === "authorization") {
+    const safe = /^https?:\/\//i.test(request.url || "");
+    control = el(
+      "div",
+      {},
+      safe
+        ? el(
+            "a",
+            { class: "authorize", href: request.url, target: "_blank", rel: "noopener noreferrer" },
+            "Open the authorization page ↗",
+          )
+        : el("p", { class: "note" }, `authorization address: ${request.url || "(none given)"}`),
+      el(
+        "div",
+        { class: "buttons" },
+        button("I have authorized", "primary", () => send({ ok: true })),
+        decline(),
+      ),
+    );
+  } else {
+    const schema = request.data?.schema;
+    const fields =
+      schema && typeof schema === "object" && schema.properties
+        ? schemaFields(schema)
+        : [
+            el(
+              "label",
+              { class: "field" },
+              "Your answer",
+              el("textarea", { name: "text", rows: 2 }),
+            ),
+          ];
+    const form = el(
+      "form",
+      {
+        onsubmit: (event) => {
+          event.preventDefault();
+          send({ ok: true, data: formData(form) });
+        },
+      },
+      fields,
+      el("div", { class: "buttons" }, button("Submit", "primary", undefined, "submit"), decline()),
+    );
+    control = form;
+  }
+
+  const meta = timeLine(request);
+  card.append(
+    el("div", { class: "kind" }, request.kind),
+    el("div", { class: "prompt" }, request.prompt),
+    meta,
+    control,
+    note,
+    error,
+  );
+  card.refresh = meta.refresh;
+  card.markStale = () => {
+    card.classList.add("stale");
+    note.textContent =
+      "No longer waiting: answered elsewhere, or gone. Answering now will be refused.";
+    note.hidden = false;
+  };
+  return card;
+}
+
+function renderCount() {
+  const waiting = [...cards.values()].filter((c) => !c.classList.contains("stale")).length;
+  $("count").textContent = String(waiting);
+  $("empty").hidden = cards.size > 0;
+}
+
+function renderInbox(requests) {
+  const ids = new Set(requests.map((r) => r.id));
+  for (const [id, card] of cards) {
+    if (!ids.has(id) && !card.classList.contains("stale")) card.markStale();
+  }
+  const inbox = $("inbox");
+  // Newest first, as the server sends them; new cards go in at their place.
+  let previous = null;
+  for (const request of requests) {
+    let card = cards.get(request.id);
+    if (card === undefined) {
+      card = requestCard(request);
+      cards.set(request.id, card);
+      if (previous === null) inbox.prepend(card);
+      else previous.after(card);
+    }
+    previous = card;
+  }
+  renderCount();
+}
+
+// --- runs and transcripts -----------------------------------------------------------------
+
+let selected = null;
+let selectedStamp = "";
+
+const STATUS_TEXT = {
+  running: "Running…",
+  waiting: "Waiting for a person",
+  done: "Finished",
+  stopped: "Stopped",
+  failed: "Failed",
+};
+
+function messageItem(message) {
+  if (message.role === "system") {
+    return el("li", { class: "system" }, el("span", { class: "who" }, "system"), message.content);
+  }
+  if (message.role === "user") {
+    return el("li", { class: "user" }, el("span", { class: "who" }, "you"), message.content);
+  }
+  if (message.role === "assistant") {
+    const calls = (message.toolCalls || []).map((call) =>
+      el("span", { class: "call" }, `→ ${call.name} ${call.rawArgs || JSON.stringify(call.args)}`),
+    );
+    return el(
+      "li",
+      { class: "assistant" },
+      el("span", { class: "who" }, "assistant"),
+      message.content,
+      calls,
+    );
+  }
+  return el(
+    "li",
+    { class: message.isError ? "tool error" : "tool" },
+    el("span", { class: "who" }, `${message.isError ? "✗" : "✓"} ${message.name}`),
+    message.content,
+  );
+}
+
+function renderTranscript(view) {
+  $("transcript-session").textContent = view.sessionId;
+  const status = $("transcript-status");
+  status.className = `status ${view.status}`;
+  let text = STATUS_TEXT[view.status] || view.status;
+  if (view.status === "waiting" && view.pending.length > 0) {
+    text += `: ${view.pending.map((p) => p.prompt).join(" · ")}`;
+  }
+  if (view.detail) text += ` (${view.detail})`;
+  status.textContent = text;
+  $("transcript").replaceChildren(...view.messages.map(messageItem));
+}
+
+async function showSession(sessionId, view) {
+  selected = sessionId;
+  if (view) {
+    renderTranscript(view);
+    return;
+  }
+  try {
+    renderTranscript(await api("GET", `/api/sessions/${encodeURIComponent(sessionId)}`));
+  } catch (problem) {
+    $("transcript-status").textContent = problem.message;
+  }
+}
+
+function renderRuns(sessions) {
+  $("runs").replaceChildren(
+    ...sessions.map((s) =>
+      el(
+        "li",
+        { "data-session": s.sessionId, "data-status": s.status },
+        el("button", { type: "button", onclick: () => showSession(s.sessionId) }, s.sessionId),
+        el("span", { class: "muted" }, STATUS_TEXT[s.status] || s.status),
+      ),
+    ),
+  );
+  if (selected !== null) {
+    const current = sessions.find((s) => s.sessionId === selected);
+    const stamp = current ? `${current.status}|${current.updatedAt}` : "";
+    if (current && stamp !== selectedStamp) {
+      selectedStamp = stamp;
+      if (current.status === "running") {
+        $("transcript-session").textContent = selected;
+        $("transcript-status").className = "status running";
+        $("transcript-status").textContent = STATUS_TEXT.running;
+      } else {
+        showSession(selected);
+      }
+    }
+  }
+}
+
+function applyState(state) {
+  renderInbox(state.requests);
+  renderRuns(state.sessions);
+}
+
+// --- wiring -------------------------------------------------------------------------------
+
+$("start").addEventListener("click", async () => {
+  const button = $("start");
+  button.disabled = true;
+  try {
+    const { sessionId } = await api("POST", "/api/runs", {});
+    selected = sessionId;
+    selectedStamp = "";
+    $("transcript-session").textContent = sessionId;
+    $("transcript-status").className = "status running";
+    $("transcript-status").textContent = STATUS_TEXT.running;
+    $("transcript").replaceChildren();
+  } catch (problem) {
+    $("transcript-status").textContent = problem.message;
+  } finally {
+    button.disabled = false;
+  }
+});
+
+function connect() {
+  const live = $("live");
+  const events = new EventSource("/api/events");
+  events.addEventListener("open", () => {
+    live.textContent = "live";
+    live.classList.add("on");
+  });
+  events.addEventListener("error", () => {
+    live.textContent = "reconnecting…";
+    live.classList.remove("on");
+  });
+  events.addEventListener("state", (event) => applyState(JSON.parse(event.data)));
+}
+
+setInterval(() => {
+  for (const card of cards.values()) card.refresh();
+}, 1000);
+
+connect();

@@ -1,0 +1,88 @@
+// `pnpm demo` off a terminal (CI, a pipe): the whole story runs, answered by flags or stated
+// defaults, in plain text, and exits 0.
+import { describe, expect, it } from "vitest";
+import { COLOUR_CODE, runDemo } from "./processes.js";
+
+describe("pnpm demo off a TTY", () => {
+  it("runs the whole story with the defaults and exits 0", async () => {
+    const { code, stdout, stderr } = await runDemo([]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).not.toMatch(COLOUR_CODE);
+
+    // whoami reads agent and session from its context.
+    expect(stdout).toMatch(/✓ whoami release-assistant@rel-[0-9a-f]{8}/);
+    // Every call shows the context the loop filled in, and the tools show their budget.
+    expect(stdout).toMatch(
+      /ctx: agent=release-assistant session=rel-\w+ message=msg_1 call=call_1_1/,
+    );
+    expect(stdout).toContain("fetch_status[api] sees ctx: timeout=1000ms signal=live");
+    // One status call fits its budget ...
+    expect(stdout).toContain("✓ fetch_status[api] api: healthy, running 2.4.0");
+    // ... the other is stopped by the loop, and the tool sees its signal abort.
+    expect(stdout).toMatch(
+      /✂ fetch_status\[billing\]: ctx\.signal aborted after \d+ms \(TimeoutError: timed out after 1000ms\)/,
+    );
+    expect(stdout).toContain(
+      "✗ fetch_status[billing] timed out after 1000ms — stopped by the loop at its budget",
+    );
+    // deploy suspends with an input request; no terminal, so the default answers, and says so.
+    expect(stdout).toContain(
+      "⏸ deploy[2.4.1] needs a person (input): Which environment should 2.4.1 go to?",
+    );
+    expect(stdout).toContain("no terminal to ask: used the default env=staging, notify=true");
+    expect(stdout).toContain('answer={"env":"staging","notify":true}');
+    expect(stdout).toContain("✓ deploy[2.4.1] deployed 2.4.1 to staging");
+    // rollback needs approval before it runs.
+    expect(stdout).toContain(
+      '⏸ rollback[staging] needs a person (approval): Allow rollback to run with {"env":"staging","to":"2.4.0"}?',
+    );
+    expect(stdout).toContain(
+      "no terminal to ask: approved by default (pass --approve no to decline)",
+    );
+    expect(stdout).toContain("✓ rollback[staging] rolled staging back to 2.4.0");
+    // The final answer, and the closing line.
+    expect(stdout).toMatch(
+      /assistant › Done\. 2\.4\.1 went to staging, .* staging is back on 2\.4\.0/,
+    );
+    expect(stdout).toContain(
+      "✓ done 4 model turns, 5 tool results, 1 timed out, 2 waited for a person",
+    );
+  });
+
+  it("takes its answers from flags", async () => {
+    const { code, stdout, stderr } = await runDemo([
+      "--answer",
+      "env=production",
+      "--answer",
+      "notify=no",
+      "--approve",
+      "no",
+    ]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain("answered from --answer env=production, notify=false");
+    expect(stdout).toContain("✓ deploy[2.4.1] deployed 2.4.1 to production.");
+    expect(stdout).toContain("declined by --approve no");
+    expect(stdout).toContain(
+      '✗ rollback[production] declined/expired: Allow rollback to run with {"env":"production","to":"2.4.0"}?',
+    );
+    expect(stdout).toContain("assistant › Rollback not done: you declined it.");
+  });
+
+  it("refuses an answer that does not fit the request, naming the field", async () => {
+    const { code, stdout, stderr } = await runDemo(["--answer", "env=moon"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('"env" must be one of staging, production (got "moon")');
+    expect(stdout).not.toContain("deployed");
+  });
+
+  it("explains a bad flag and a missing adapter without a stack trace", async () => {
+    const bad = await runDemo(["--approve", "maybe"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--approve takes yes or no");
+
+    const unknown = await runDemo(["--provider", "nonsense"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown provider "nonsense"');
+    expect(unknown.stderr).not.toContain("    at ");
+  });
+});
