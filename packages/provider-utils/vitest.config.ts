@@ -1,8 +1,3 @@
-import { defineConfig } from "vitest/config";
+import shared from "../../vitest.shared.js";
 
-export default defineConfig({
-  test: {
-    include: ["src/**/*.test.ts"],
-    typecheck: { enabled: true, include: ["src/**/*.test-d.ts"] },
-  },
-});
+export default shared;

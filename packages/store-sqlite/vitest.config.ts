@@ -1,13 +1,14 @@
-import { defineConfig } from "vitest/config";
+import { defineConfig, mergeConfig } from "vitest/config";
+import shared from "../../vitest.shared.js";
 
-export default defineConfig({
-  test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    // Every commit is synced to disk and the cross-process tests start Node processes: both are
-    // slow on a busy CI machine. No test asserts a duration.
-    testTimeout: 30_000,
-    // Builds the source for the child processes of test/*.test.ts.
-    globalSetup: ["test/global-setup.ts"],
-    typecheck: { enabled: true, include: ["src/**/*.test-d.ts"] },
-  },
-});
+export default mergeConfig(
+  shared,
+  defineConfig({
+    test: {
+      // Cross-process tests start Node processes; they live in test/, beside the package source.
+      include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+      // Builds the source for the child processes of test/*.test.ts.
+      globalSetup: ["test/global-setup.ts"],
+    },
+  }),
+);

@@ -84,13 +84,15 @@ describe("save and get", () => {
     expect(store.list()).toEqual([]);
   });
 
-  it("a checkpoint missing fields a resume does not need still saves and lists", () => {
+  it("refuses a checkpoint without a valid createdAt and stores nothing", () => {
     const r = request();
     const { createdAt: _dropped, ...rest } = checkpoint([r]);
-    const sparse = rest as Checkpoint;
-    store.save(sparse);
-    expect(store.get(r.id)).toEqual(sparse);
-    expect(store.list()[0]?.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(() => store.save(rest as Checkpoint)).toThrow(CheckpointError);
+    expect(() => store.save({ ...rest, createdAt: "soon" } as Checkpoint)).toThrow(
+      "invalid checkpoint: its createdAt is not an ISO 8601 time",
+    );
+    expect(store.get(r.id)).toBeUndefined();
+    expect(store.list()).toEqual([]);
   });
 
   it("saving an id again is idempotent: a waiting one is updated, a resumed one not revived", () => {
