@@ -1245,7 +1245,14 @@ async function runAll({ tempDir, packages, all, pnpm, fake, rootManifest }) {
   await packAll(packages, pnpm, tarballDir);
   const packed = packages.filter((pkg) => pkg.tarball);
   await Promise.all(packed.map((pkg) => inspectTarball(pkg, all, join(tempDir, "unpacked"))));
-  const lints = Promise.all(packed.map((pkg) => lintTarball(pkg)));
+  // publint and attw wait until npm install is done: the native build should start early.
+  const lintAll = () => Promise.all(packed.map((pkg) => lintTarball(pkg)));
+  if (packed.length < packages.length) {
+    // npm would fetch the missing ones from the registry, which is not what is being tested.
+    log("     not installing: some packages did not pack");
+    await Promise.all([lintAll(), changesets]);
+    return;
+  }
 
   // README checks, on the README inside the tarball (what npm shows).
   const registryDeps = {};
@@ -1305,7 +1312,7 @@ async function runAll({ tempDir, packages, all, pnpm, fake, rootManifest }) {
   );
   if (install.code !== 0) {
     fail("(all packages)", "npm install", `${describeExit(install)}:\n${output(install)}`);
-    await Promise.all([lints, changesets]);
+    await Promise.all([lintAll(), changesets]);
     return;
   }
   log(`ok   npm install (${seconds(install.ms)})`);
@@ -1335,6 +1342,7 @@ async function runAll({ tempDir, packages, all, pnpm, fake, rootManifest }) {
 
   const native = [...new Set(packed.flatMap((pkg) => nativeDepsOf(lock, pkg.name)))];
   const nativeBuilt = buildNative(projectDir, native);
+  const lints = lintAll();
 
   for (const pkg of packed) {
     if (!pkg.manifest) continue;
