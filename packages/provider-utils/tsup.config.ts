@@ -1,10 +1,3 @@
-import { defineConfig } from "tsup";
+import { libraryConfig } from "../../tsup.shared.js";
 
-export default defineConfig({
-  entry: ["src/index.ts", "src/testing.ts"],
-  format: ["esm", "cjs"],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: "node20",
-});
+export default libraryConfig({ entry: ["src/index.ts", "src/testing.ts"] });

@@ -1,12 +1,4 @@
-import { defineConfig } from "tsup";
+import { libraryConfig } from "../../tsup.shared.js";
 
-export default defineConfig({
-  entry: ["src/index.ts"],
-  format: ["esm", "cjs"],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: "node20",
-  // A native module: loaded from the user's node_modules, never bundled.
-  external: ["better-sqlite3"],
-});
+// A native module: loaded from the user's node_modules, never bundled.
+export default libraryConfig({ external: ["better-sqlite3"] });
