@@ -150,12 +150,14 @@ export class Run {
         toolCalls.length === 1
           ? [await this.settleCall(toolCalls[0]!, assistant.id)]
           : await Promise.all(toolCalls.map((call) => this.settleCall(call, assistant.id)));
-      const halted: PendingCall[] = [];
+      let halted: PendingCall[] | undefined;
       for (const outcome of settled) {
         const slot = this.messages.push(outcome.message) - 1;
-        if (outcome.pending !== undefined) halted.push({ ...outcome.pending, slot });
+        if (outcome.pending === undefined) continue;
+        halted ??= [];
+        halted.push({ ...outcome.pending, slot });
       }
-      if (halted.length > 0) return this.halt(halted);
+      if (halted !== undefined) return this.halt(halted);
     }
   }
 
@@ -215,18 +217,24 @@ export class Run {
       id: response.id || loopId("msg"),
       content: response.text,
     };
-    if (response.toolCalls.length > 0) {
-      const ids = new Set<string>();
-      assistant.toolCalls = response.toolCalls.map((call) => {
+    const calls = response.toolCalls;
+    if (calls.length > 0) {
+      // A turn asks for a handful of calls: looking back over the earlier ones is cheaper
+      // than a Set until there are dozens.
+      const ids = calls.length > 32 ? new Set<string>() : undefined;
+      const toolCalls: ToolCall[] = [];
+      for (const call of calls) {
         // The model's id when it gave a usable one; otherwise one unique within the run.
-        if (call.id !== "" && !ids.has(call.id)) {
-          ids.add(call.id);
-          return call;
-        }
-        const id = loopId("call");
-        ids.add(id);
-        return { ...call, id };
-      });
+        const taken =
+          call.id === "" ||
+          (ids === undefined
+            ? toolCalls.some((earlier) => earlier.id === call.id)
+            : ids.has(call.id));
+        const kept = taken ? { ...call, id: loopId("call") } : call;
+        ids?.add(kept.id);
+        toolCalls.push(kept);
+      }
+      assistant.toolCalls = toolCalls;
     }
     this.messages.push(assistant);
     if (this.listening) this.emit({ type: "message", message: assistant, turn: this.turns });
