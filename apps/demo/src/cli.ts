@@ -141,12 +141,15 @@ function quoteArg(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-function carriedFlags(values: Values): string {
+/** `--db` and the effective model choice (from flags or environment), never an API key. */
+function carriedFlags(values: Values, choice: ModelChoice): string {
   const parts: string[] = [];
   if (values.db !== undefined) parts.push("--db", quoteArg(values.db));
-  if (values.provider !== undefined) parts.push("--provider", quoteArg(values.provider));
-  if (values.model !== undefined) parts.push("--model", quoteArg(values.model));
-  if (values["base-url"] !== undefined) parts.push("--base-url", quoteArg(values["base-url"]));
+  if (choice.provider !== "scripted") {
+    parts.push("--provider", choice.provider);
+    if (choice.model !== undefined) parts.push("--model", quoteArg(choice.model));
+    if (choice.baseUrl !== undefined) parts.push("--base-url", quoteArg(choice.baseUrl));
+  }
   return parts.length === 0 ? "" : ` ${parts.join(" ")}`;
 }
 
@@ -209,7 +212,7 @@ function interruptible(): { signal: AbortSignal; abort: () => void; dispose: () 
 
 async function runCommand(ctx: Context): Promise<number> {
   const { values, printer } = ctx;
-  const model = await createModel(ctx.choice);
+  const model = createModel(ctx.choice);
   const sessionId = values.session ?? newSessionId();
   const flags = answerFlags(values);
   const prompt = values.prompt ?? DEFAULT_PROMPT;
@@ -319,7 +322,7 @@ async function resumeCommand(ctx: Context, id: string | undefined): Promise<numb
   let terminal: TerminalAsker | undefined;
   try {
     const waiting = waitingRequest(store, id);
-    const model = await createModel(ctx.choice);
+    const model = createModel(ctx.choice);
     const interactive =
       values["no-interactive"] !== true &&
       !hasAnswerFlags(flags) &&
@@ -466,7 +469,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       values,
       printer,
       choice,
-      carry: carriedFlags(values),
+      carry: carriedFlags(values, choice),
       carryDb: values.db === undefined ? "" : ` --db ${quoteArg(values.db)}`,
     };
     switch (command) {

@@ -1,6 +1,8 @@
 // Which model drives the demo: the embedded scripted one (default: no network, no key), or a
 // real endpoint through a toolnexus adapter, with the same tools.
+import { anthropic } from "@toolnexus/anthropic";
 import type { Model } from "@toolnexus/core";
+import { openai } from "@toolnexus/openai";
 import { SCRIPTED_MODEL_ID, scriptedReleaseModel } from "./director.js";
 
 export type Provider = "scripted" | "openai" | "anthropic";
@@ -16,7 +18,7 @@ export class ModelSetupError extends Error {}
 
 const DEFAULT_MODELS: Record<Exclude<Provider, "scripted">, string> = {
   openai: "gpt-4o-mini",
-  anthropic: "claude-3-5-haiku-latest",
+  anthropic: "claude-sonnet-4-5",
 };
 
 /**
@@ -42,35 +44,15 @@ export function chooseModel(
   return choice;
 }
 
-type AdapterFactory = (options: { model: string; baseUrl?: string }) => Model;
-
-/** Loads `@toolnexus/<provider>` on demand, so the default demo never loads an HTTP adapter. */
-async function loadAdapter(provider: "openai" | "anthropic"): Promise<AdapterFactory> {
-  const specifier = `@toolnexus/${provider}`;
-  let loaded: Record<string, unknown>;
-  try {
-    loaded = (await import(specifier)) as Record<string, unknown>;
-  } catch (cause) {
-    throw new ModelSetupError(
-      `--provider ${provider} needs the ${specifier} adapter, which is not installed in this workspace yet (${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)}); the scripted model works without it`,
-    );
-  }
-  const factory = loaded[provider];
-  if (typeof factory !== "function") {
-    throw new ModelSetupError(`${specifier} does not export ${provider}()`);
-  }
-  return factory as AdapterFactory;
-}
-
-export async function createModel(choice: ModelChoice): Promise<Model> {
+/** Builds the chosen model. Adapters read their API keys from the environment at each call. */
+export function createModel(choice: ModelChoice): Model {
   if (choice.provider === "scripted") return scriptedReleaseModel();
-  const factory = await loadAdapter(choice.provider);
-  const options: { model: string; baseUrl?: string } = {
-    model: choice.model ?? DEFAULT_MODELS[choice.provider],
-  };
-  if (choice.baseUrl !== undefined) options.baseUrl = choice.baseUrl;
+  const model = choice.model ?? DEFAULT_MODELS[choice.provider];
+  const baseUrl = choice.baseUrl === undefined ? {} : { baseUrl: choice.baseUrl };
   try {
-    return factory(options);
+    return choice.provider === "openai"
+      ? openai({ model, ...baseUrl })
+      : anthropic({ model, ...baseUrl });
   } catch (cause) {
     throw new ModelSetupError(cause instanceof Error ? cause.message : String(cause));
   }

@@ -433,7 +433,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const s = printer.style;
   const port = parsePort(options.port);
   const host = options.host ?? "127.0.0.1";
-  const model = await createModel(options.choice);
+  const model = createModel(options.choice);
   const store = await openStore(options.dbPath);
   const client = demoClient({ model, store });
   const log = (text: string) =>

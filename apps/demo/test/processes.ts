@@ -28,7 +28,12 @@ export interface DemoProcess {
   /** Resolves with the exit code (or 128 + signal number). */
   readonly exited: Promise<number>;
   /** Resolves when the output matches; rejects with the output so far if the process ends first. */
-  waitFor(pattern: string | RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  waitFor(
+    pattern: string | RegExp | ((text: string) => boolean),
+    timeoutMs?: number,
+  ): Promise<RegExpMatchArray>;
+  /** Resolves when `text` has been printed `count` times (e.g. a prompt asked again). */
+  waitForCount(text: string, count: number, timeoutMs?: number): Promise<void>;
   write(text: string): void;
   stop(): Promise<number>;
 }
@@ -91,11 +96,15 @@ export function startDemo(
         const check = () => {
           const text = out + err;
           const match =
-            typeof pattern === "string"
-              ? text.includes(pattern)
-                ? ([pattern] as RegExpMatchArray)
+            typeof pattern === "function"
+              ? pattern(text)
+                ? ([text] as RegExpMatchArray)
                 : null
-              : text.match(pattern);
+              : typeof pattern === "string"
+                ? text.includes(pattern)
+                  ? ([pattern] as RegExpMatchArray)
+                  : null
+                : text.match(pattern);
           if (match !== null) {
             cleanup();
             resolve(match);
@@ -117,6 +126,9 @@ export function startDemo(
         waiters.add(check);
         check();
       });
+    },
+    async waitForCount(text, count, timeoutMs = 60_000) {
+      await proc.waitFor((all) => all.split(text).length - 1 >= count, timeoutMs);
     },
     write(text) {
       child.stdin?.write(text);

@@ -56,6 +56,8 @@ async function api(method, path, body) {
 
 /** Cards on the page by request id. A card stays (marked stale) when the request goes away. */
 const cards = new Map();
+/** Requests this tab answered: a live update that raced the answer must not bring them back. */
+const answered = new Set();
 
 function timeLine(request) {
   const line = el("div", { class: "meta" });
@@ -147,6 +149,7 @@ function requestCard(request) {
     error.hidden = true;
     try {
       const result = await api("POST", "/api/answers", { id: request.id, ...answer });
+      answered.add(request.id);
       card.remove();
       cards.delete(request.id);
       renderCount();
@@ -241,7 +244,7 @@ function requestCard(request) {
 function renderCount() {
   const waiting = [...cards.values()].filter((c) => !c.classList.contains("stale")).length;
   $("count").textContent = String(waiting);
-  $("empty").hidden = cards.size > 0;
+  $("empty").hidden = waiting > 0;
 }
 
 function renderInbox(requests) {
@@ -253,6 +256,7 @@ function renderInbox(requests) {
   // Newest first, as the server sends them; new cards go in at their place.
   let previous = null;
   for (const request of requests) {
+    if (answered.has(request.id)) continue;
     let card = cards.get(request.id);
     if (card === undefined) {
       card = requestCard(request);
@@ -278,9 +282,13 @@ const STATUS_TEXT = {
   failed: "Failed",
 };
 
-function messageItem(message) {
+function messageItem(message, waitingPrompts) {
   if (message.role === "system") {
-    return el("li", { class: "system" }, el("span", { class: "who" }, "system"), message.content);
+    return el(
+      "li",
+      { class: "system" },
+      el("details", {}, el("summary", {}, "system prompt"), message.content),
+    );
   }
   if (message.role === "user") {
     return el("li", { class: "user" }, el("span", { class: "who" }, "you"), message.content);
@@ -297,10 +305,17 @@ function messageItem(message) {
       calls,
     );
   }
+  // A suspended call's slot holds the request's prompt until the person answers.
+  const waiting = message.isError && waitingPrompts.has(message.content);
+  const mark = waiting ? "…" : message.isError ? "✗" : "✓";
   return el(
     "li",
-    { class: message.isError ? "tool error" : "tool" },
-    el("span", { class: "who" }, `${message.isError ? "✗" : "✓"} ${message.name}`),
+    { class: waiting ? "tool waiting" : message.isError ? "tool error" : "tool" },
+    el(
+      "span",
+      { class: "tool-name" },
+      `${mark} ${message.name}${waiting ? " · waiting for a person" : ""}`,
+    ),
     message.content,
   );
 }
@@ -315,7 +330,8 @@ function renderTranscript(view) {
   }
   if (view.detail) text += ` (${view.detail})`;
   status.textContent = text;
-  $("transcript").replaceChildren(...view.messages.map(messageItem));
+  const waitingPrompts = new Set(view.pending.map((p) => p.prompt));
+  $("transcript").replaceChildren(...view.messages.map((m) => messageItem(m, waitingPrompts)));
 }
 
 async function showSession(sessionId, view) {

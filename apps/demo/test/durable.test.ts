@@ -1,0 +1,114 @@
+// `pnpm demo --durable`: the run halts into SQLite and each continuation is a new process that
+// shares nothing with the others but the file.
+import { sqliteStore } from "@toolnexus/store-sqlite";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runDemo, tempDir } from "./processes.js";
+
+interface Listed {
+  request: { id: string; kind: string; prompt: string };
+  sessionId: string;
+  agent: string;
+  state: string;
+  expiresAt?: string;
+}
+
+let tmp: ReturnType<typeof tempDir>;
+let db: string;
+beforeEach(() => {
+  tmp = tempDir();
+  db = tmp.file("demo.db");
+});
+afterEach(() => tmp.cleanup());
+
+/** What waits, read straight from the file (the CLI's own listing is checked once above). */
+function waitingIds(): string[] {
+  const store = sqliteStore({ path: db });
+  try {
+    return store.list({ state: "pending" }).map((item) => item.request.id);
+  } finally {
+    store.close();
+  }
+}
+
+async function pendingJson(): Promise<Listed[]> {
+  const listed = await runDemo(["pending", "--json", "--db", db]);
+  expect(listed.code, listed.stderr).toBe(0);
+  return JSON.parse(listed.stdout) as Listed[];
+}
+
+describe("the durable path across processes", () => {
+  it("halts, lists, resumes in new processes to the end, and refuses a second resume", async () => {
+    // 1. Halt: the process exits 0 and prints the exact command to continue.
+    const halted = await runDemo(["--durable", "--db", db]);
+    expect(halted.code, halted.stderr).toBe(0);
+    expect(halted.stdout).toContain("✗ fetch_status[billing] timed out after 1000ms");
+    expect(halted.stdout).toContain("⏸ halted");
+    const first = /pnpm demo resume (pnd_\w+) --answer env=staging --db (\S+)/.exec(halted.stdout);
+    expect(first, halted.stdout).not.toBeNull();
+    const firstId = first![1]!;
+    expect(first![2]).toBe(db);
+    expect(halted.stdout).not.toContain("deployed");
+
+    // 2. List: another process sees what waits, for a person and as JSON.
+    const human = await runDemo(["pending", "--db", db]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain("1 request(s) waiting");
+    expect(human.stdout).toContain(`${firstId}  input  Which environment should 2.4.1 go to?`);
+    expect(human.stdout).toMatch(
+      /agent release-assistant · session rel-\w+ · \d+s ago · expires in \d+ min/,
+    );
+    const waiting = await pendingJson();
+    expect(waiting).toMatchObject([
+      { request: { id: firstId, kind: "input" }, agent: "release-assistant", state: "pending" },
+    ]);
+
+    // 3. Resume in a new process: deploy runs with the answer, then the run halts again, this
+    //    time for the rollback's approval.
+    const resumed = await runDemo(["resume", firstId, "--answer", "env=staging", "--db", db]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain("this process did not start the run");
+    expect(resumed.stdout).toContain("✓ deploy[2.4.1] deployed 2.4.1 to staging");
+    expect(resumed.stdout).toContain("⏸ rollback[staging] needs a person (approval)");
+    const second = /pnpm demo resume (pnd_\w+) --approve yes --db /.exec(resumed.stdout);
+    expect(second, resumed.stdout).not.toBeNull();
+    const secondId = second![1]!;
+    expect(secondId).not.toBe(firstId);
+    expect(waitingIds()).toEqual([secondId]);
+
+    // 4. Resume again in yet another process: approved, rolled back, done.
+    const done = await runDemo(["resume", secondId, "--approve", "yes", "--db", db]);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain("✓ rollback[staging] rolled staging back to 2.4.0");
+    expect(done.stdout).toContain("assistant › Done. 2.4.1 went to staging");
+    expect(done.stdout).toContain("✓ done");
+    expect(waitingIds()).toEqual([]);
+
+    // 5. A second resume of an answered request fails clearly, with a non-zero exit, and runs
+    //    nothing.
+    const again = await runDemo(["resume", firstId, "--answer", "env=production", "--db", db]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(
+      `request ${firstId} was already answered and its run resumed; a request can be answered only once`,
+    );
+    expect(again.stdout).not.toContain("deployed");
+    const againApproval = await runDemo(["resume", secondId, "--approve", "no", "--db", db]);
+    expect(againApproval.code).toBe(1);
+    expect(againApproval.stderr).toContain("was already answered");
+
+    // An id that never existed is a different, equally clear error.
+    const unknown = await runDemo(["resume", "pnd_doesnotexist", "--db", db]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("no request pnd_doesnotexist waits in this file");
+  });
+
+  it("a declined input ends the run without deploying", async () => {
+    const halted = await runDemo(["--durable", "--db", db]);
+    expect(halted.code, halted.stderr).toBe(0);
+    const id = /pnpm demo resume (pnd_\w+)/.exec(halted.stdout)![1]!;
+    const declined = await runDemo(["resume", id, "--decline", "--db", db]);
+    expect(declined.code, declined.stderr).toBe(0);
+    expect(declined.stdout).toContain("declined by --decline");
+    expect(declined.stdout).toContain("assistant › Understood: 2.4.1 was not deployed.");
+    expect(waitingIds()).toEqual([]);
+  });
+});

@@ -1,0 +1,194 @@
+// The inbox server's HTTP contract, in-process over a real SQLite file: every refusal names the
+// problem and changes nothing; an accepted answer resumes the run.
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type SqliteStore, sqliteStore } from "@toolnexus/store-sqlite";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { scriptedReleaseModel } from "../src/director.js";
+import { handler, Inbox } from "../src/server.js";
+import { demoClient } from "../src/setup.js";
+import { tempDir } from "./processes.js";
+
+interface RequestView {
+  id: string;
+  kind: string;
+  prompt: string;
+  sessionId: string;
+  data?: { schema?: unknown };
+}
+interface State {
+  requests: RequestView[];
+  sessions: { sessionId: string; status: string }[];
+}
+
+let tmp: ReturnType<typeof tempDir>;
+let store: SqliteStore;
+let server: Server;
+let base: string;
+let logs: string[];
+
+beforeEach(async () => {
+  tmp = tempDir();
+  store = sqliteStore({ path: tmp.file("demo.db") });
+  logs = [];
+  const inbox = new Inbox(store, demoClient({ model: scriptedReleaseModel(), store }), (line) =>
+    logs.push(line),
+  );
+  server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  server.on(
+    "request",
+    handler(inbox, new Set([`127.0.0.1:${port}`]), (line) => logs.push(line)),
+  );
+  base = `http://127.0.0.1:${port}`;
+});
+
+afterEach(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  store.close();
+  tmp.cleanup();
+});
+
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)["content-type"] ??= "application/json";
+  }
+  const response = await fetch(`${base}${path}`, init);
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+async function state(): Promise<State> {
+  return (await call("GET", "/api/state")).json as unknown as State;
+}
+
+/** Waits (without a fixed delay) until the state satisfies `ready`. */
+async function until(ready: (s: State) => boolean, timeoutMs = 30_000): Promise<State> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const current = await state();
+    if (ready(current)) return current;
+    if (Date.now() > deadline) throw new Error(`state never got there: ${JSON.stringify(current)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function startedRun(): Promise<RequestView> {
+  const started = await call("POST", "/api/runs", {});
+  expect(started.status).toBe(202);
+  const sessionId = started.json.sessionId as string;
+  const s = await until((x) => x.requests.some((r) => r.sessionId === sessionId));
+  return s.requests.find((r) => r.sessionId === sessionId)!;
+}
+
+describe("the inbox server", () => {
+  it("starts a run that halts into the inbox with the request's schema", async () => {
+    const request = await startedRun();
+    expect(request).toMatchObject({
+      kind: "input",
+      prompt: "Which environment should 2.4.1 go to?",
+      data: { schema: { required: ["env"] } },
+    });
+    const session = await call("GET", `/api/sessions/${request.sessionId}`);
+    expect(session.json.status).toBe("waiting");
+    expect(JSON.stringify(session.json.messages)).toContain("timed out after 1000ms");
+  });
+
+  it("refuses bad answers with a reason and changes nothing", async () => {
+    const request = await startedRun();
+    const refusals: [unknown, number, string, Record<string, string>?][] = [
+      ["{not json", 400, "not valid JSON"],
+      [{ id: request.id, ok: "yes" }, 400, '"ok" must be a boolean'],
+      [{ id: request.id, ok: true, data: { env: "moon" } }, 422, '"env" must be one of staging'],
+      [{ id: request.id, ok: true, data: { env: "staging", color: "red" } }, 422, '"color" is not'],
+      [{ id: "pnd_unknown", ok: true }, 404, "no request pnd_unknown"],
+      [{ id: request.id, ok: true }, 415, "application/json", { "content-type": "text/plain" }],
+      [{ id: request.id, ok: true }, 403, "cross-origin", { origin: "http://evil.example" }],
+    ];
+    for (const [body, status, message, headers] of refusals) {
+      const answered = await call("POST", "/api/answers", body, headers);
+      expect(answered.status, JSON.stringify(body)).toBe(status);
+      expect(answered.json.error).toContain(message);
+    }
+    const after = await state();
+    expect(after.requests.map((r) => r.id)).toEqual([request.id]);
+    expect(store.get(request.id)).toBeDefined();
+  });
+
+  it("answers once: the run goes on; a repeat is a 409 that changes nothing", async () => {
+    const request = await startedRun();
+    const answered = await call("POST", "/api/answers", {
+      id: request.id,
+      ok: true,
+      data: { env: "production", notify: false },
+    });
+    expect(answered.status).toBe(200);
+    expect(answered.json).toMatchObject({ sessionId: request.sessionId, status: "waiting" });
+    expect(JSON.stringify(answered.json.messages)).toContain("deployed 2.4.1 to production");
+    const approval = (answered.json.pending as { id: string; kind: string }[])[0]!;
+    expect(approval.kind).toBe("approval");
+
+    const repeated = await call("POST", "/api/answers", {
+      id: request.id,
+      ok: true,
+      data: { env: "staging" },
+    });
+    expect(repeated.status).toBe(409);
+    expect(repeated.json.error).toContain("already answered");
+    expect((await state()).requests.map((r) => r.id)).toEqual([approval.id]);
+
+    const approved = await call("POST", "/api/answers", { id: approval.id, ok: true });
+    expect(approved.status).toBe(200);
+    expect(approved.json.status).toBe("done");
+    expect(approved.json.text).toContain("production is back on 2.4.0");
+    expect((await state()).requests).toEqual([]);
+  });
+
+  it("serves the page only to its own host names, and live state over SSE", async () => {
+    const page = await fetch(`${base}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+    expect(await page.text()).toContain("Start a release run");
+
+    // fetch() may not set Host, so this one goes through node:http.
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const url = new URL(base);
+      request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: "/api/state",
+          headers: { host: "attacker.example" },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      )
+        .on("error", reject)
+        .end();
+    });
+    expect(rebound).toBe(421);
+
+    const controller = new AbortController();
+    const events = await fetch(`${base}/api/events`, { signal: controller.signal });
+    expect(events.headers.get("content-type")).toContain("text/event-stream");
+    const reader = events.body!.getReader();
+    let text = "";
+    while (!text.includes("event: state")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    controller.abort();
+    expect(text).toContain('data: {"requests":[]');
+  });
+});
