@@ -109,9 +109,19 @@ export function flagAsker(flags: AnswerFlags, printer: Printer, why: string): As
   };
 }
 
-/** Prompts the person at the terminal, one question per field of the request. */
+const STDIN_ENDED = "standard input ended before the question was answered; nothing was answered";
+
+/**
+ * Prompts the person at the terminal, one question per field of the request. Lines are queued
+ * as they arrive, so answers typed ahead (or piped in with `--interactive`) are never lost.
+ */
 export class TerminalAsker {
   private readonly rl: Interface;
+  private readonly lines: string[] = [];
+  private waiting: ((line: string | Error) => void) | undefined;
+  private closed = false;
+  /** A terminal echoes what is typed; elsewhere the answer is written after its prompt. */
+  private readonly echo: (line: string) => string;
 
   constructor(
     private readonly printer: Printer,
@@ -119,17 +129,57 @@ export class TerminalAsker {
     output: NodeJS.WritableStream,
     onInterrupt: () => void,
   ) {
+    this.echo =
+      (output as { isTTY?: boolean }).isTTY === true
+        ? (line) => line.trim()
+        : (line) => {
+            output.write(`${line}\n`);
+            return line.trim();
+          };
     this.rl = createInterface({ input, output });
     this.rl.on("SIGINT", onInterrupt);
+    this.rl.on("line", (line) => {
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      if (waiting === undefined) this.lines.push(line);
+      else waiting(line);
+    });
+    this.rl.on("close", () => {
+      this.closed = true;
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      waiting?.(new AnswerInputError(STDIN_ENDED));
+    });
   }
 
   close(): void {
     this.rl.close();
   }
 
-  private async ask(query: string, signal: AbortSignal | undefined): Promise<string> {
-    const options = signal === undefined ? {} : { signal };
-    return (await this.rl.question(query, options)).trim();
+  private ask(query: string, signal: AbortSignal | undefined): Promise<string> {
+    this.rl.setPrompt(query);
+    this.rl.prompt(true);
+    const queued = this.lines.shift();
+    if (queued !== undefined) return Promise.resolve(this.echo(queued));
+    if (this.closed) {
+      return Promise.reject(new AnswerInputError(STDIN_ENDED));
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.waiting = undefined;
+        reject(signal?.reason);
+      };
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiting = (line) => {
+        signal?.removeEventListener("abort", onAbort);
+        if (line instanceof Error) reject(line);
+        else resolve(this.echo(line));
+      };
+    });
   }
 
   private async yesNo(query: string, signal: AbortSignal | undefined, fallback?: boolean) {

@@ -45,6 +45,7 @@ import {
   RUN_TIMEOUT_MS,
   shownPath,
   TOOL_TIMEOUT_MS,
+  UsageError,
   WAIT_TIMEOUT_MS,
   waitingRequest,
 } from "./setup.js";
@@ -103,9 +104,6 @@ const options = {
 type Values = ReturnType<
   typeof parseArgs<{ options: typeof options; allowPositionals: true }>
 >["values"];
-
-/** A mistake in how the demo was called: printed with a hint, exit status 2. */
-class UsageError extends Error {}
 
 const EXIT_FAILED = 1;
 const EXIT_USAGE = 2;

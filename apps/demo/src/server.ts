@@ -25,7 +25,14 @@ import { DEFAULT_PROMPT } from "./director.js";
 import { createModel, describeModel, type ModelChoice } from "./models.js";
 import type { Printer } from "./printer.js";
 import { answerSchemaOf, checkAnswerData } from "./schema.js";
-import { demoClient, newSessionId, openStore, shownPath, waitingRequest } from "./setup.js";
+import {
+  demoClient,
+  newSessionId,
+  openStore,
+  shownPath,
+  UsageError,
+  waitingRequest,
+} from "./setup.js";
 
 export const DEFAULT_PORT = 4173;
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
@@ -344,7 +351,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 /** The HTTP handler: static page, state, live events, new runs, answers. */
 export function handler(
   inbox: Inbox,
-  allowedHosts: ReadonlySet<string>,
+  /** The Host headers to accept; undefined when the server was bound beyond loopback on purpose. */
+  allowedHosts: ReadonlySet<string> | undefined,
   log: (text: string) => void,
 ) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -352,7 +360,9 @@ export function handler(
       // Only names this server was started on: a page on another site cannot reach it through
       // DNS tricks, nor post answers from another origin.
       const host = req.headers.host ?? "";
-      if (!allowedHosts.has(host)) throw new HttpError(421, `unexpected Host header "${host}"`);
+      if (allowedHosts !== undefined && !allowedHosts.has(host)) {
+        throw new HttpError(421, `unexpected Host header "${host}"`);
+      }
       const origin = req.headers.origin;
       if (req.method !== "GET" && origin !== undefined && origin !== `http://${host}`) {
         throw new HttpError(403, "cross-origin requests are refused");
@@ -423,7 +433,9 @@ function parsePort(text: string | undefined): number {
   if (text === undefined) return DEFAULT_PORT;
   const port = Number(text);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`--port takes a number from 0 to 65535 (0 picks a free one), got "${text}"`);
+    throw new UsageError(
+      `--port takes a number from 0 to 65535 (0 picks a free one), got "${text}"`,
+    );
   }
   return port;
 }
@@ -440,16 +452,26 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     printer.line(`  ${s.dim(new Date().toISOString().slice(11, 19))} ${text}`);
   const inbox = new Inbox(store, client, log);
 
-  const allowedHosts = new Set<string>();
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === "EADDRINUSE"
+          ? new UsageError(
+              `port ${port} on ${host} is already in use (another inbox?); pick one with --port, or --port 0 for any free port`,
+            )
+          : error,
+      );
+    });
     server.listen(port, host, () => resolve());
   });
   const actual = (server.address() as AddressInfo).port;
-  for (const name of [...LOOPBACK, host]) {
-    allowedHosts.add(`${name.includes(":") ? `[${name}]` : name}:${actual}`);
-  }
+  // Loopback: only this machine's own names, so no other site can reach the inbox through DNS
+  // tricks. Bound wider on purpose (--host): any name.
+  const loopback = LOOPBACK.has(host);
+  const allowedHosts = loopback
+    ? new Set([...LOOPBACK].map((name) => `${name.includes(":") ? `[${name}]` : name}:${actual}`))
+    : undefined;
   server.on("request", handler(inbox, allowedHosts, log));
 
   const shownHost = host.includes(":") ? `[${host}]` : host;
@@ -461,7 +483,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     ),
   );
   printer.line(s.dim(`  model    ${describeModel(options.choice, model)}`));
-  if (!LOOPBACK.has(host)) {
+  if (!loopback) {
     printer.line(
       s.yellow(
         `  listening on ${host}: anyone who can reach this address can answer requests (there is no login)`,

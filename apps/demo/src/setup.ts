@@ -17,6 +17,9 @@ import { type Observe, releaseTools } from "./tools.js";
 
 export const AGENT = "release-assistant";
 
+/** A mistake in how the demo was called: printed with a hint, exit status 2. */
+export class UsageError extends Error {}
+
 /** Every tool call's budget unless the tool sets a smaller one (fetch_status does). */
 export const TOOL_TIMEOUT_MS = 5000;
 /** The run's own budget: model calls and tools, never the time a person takes to answer. */

@@ -71,6 +71,20 @@ describe("the terminal prompt", () => {
     expect(demo.stdout()).not.toMatch(COLOUR_CODE);
   });
 
+  it("--interactive reads the answers from standard input when it is not a terminal", async () => {
+    running = startDemo(["--interactive"]);
+    const demo = running;
+    // Typed ahead, all at once: each line answers the next question.
+    demo.write("2\nno\ny\n");
+    expect(await demo.exited).toBe(0);
+    const out = demo.stdout();
+    expect(out).toContain("choose 1-2 [1]: 2");
+    expect(out).toContain("? Announce in #releases [Y/n] no");
+    expect(out).toContain("✓ deploy[2.4.1] deployed 2.4.1 to production.");
+    expect(out).toContain("✓ rollback[production] rolled production back to 2.4.0");
+    expect(out).not.toMatch(COLOUR_CODE);
+  });
+
   it("resume in a terminal asks the person too", async () => {
     const db = tmp.file("demo.db");
     const halted = await runDemo(["--durable", "--db", db]);
