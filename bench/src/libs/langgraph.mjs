@@ -75,7 +75,8 @@ function threadBytes(saver, threadId) {
     }
   }
   for (const [key, writes] of Object.entries(saver.writes)) {
-    if (!key.includes(threadId)) continue;
+    // Keys are JSON arrays: [threadId, namespace, checkpointId].
+    if (JSON.parse(key)[0] !== threadId) continue;
     for (const write of Object.values(writes)) bytes += write[2].byteLength;
   }
   return bytes;

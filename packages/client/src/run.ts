@@ -334,8 +334,12 @@ export class Run {
     return ctx;
   }
 
-  /** Run one call of a turn to its end: a result, or a suspension resolved or halted. */
-  private async settleCall(call: ToolCall, messageId: string): Promise<Settled> {
+  /**
+   * Run one call of a turn to its end: a result, or a suspension resolved or halted. The
+   * common call (no approval rule, no beforeTool hook, no budget, no run signal) goes through
+   * one small async frame; every other call through the general path.
+   */
+  private settleCall(call: ToolCall, messageId: string): Settled | Promise<Settled> {
     if (this.listening) {
       this.emit({ type: "tool_call", call, messageId, ctx: this.context(call, messageId) });
     }
@@ -356,6 +360,37 @@ export class Run {
         durationMs: 0,
       });
     }
+    if (
+      tool.needsApproval === undefined &&
+      this.config.hooks.beforeTool === undefined &&
+      this.unstoppable(tool)
+    ) {
+      return this.settleDirect(call, tool, messageId);
+    }
+    return this.settleGeneral(call, tool, messageId);
+  }
+
+  private async settleDirect(call: ToolCall, tool: Tool, messageId: string): Promise<Settled> {
+    const ctx = this.fill(new CallContext(messageId, call.id), undefined);
+    const started = performance.now();
+    let result: ToolResult;
+    try {
+      result = checked(tool, await tool.execute(call.args, ctx));
+    } catch (thrown) {
+      result = error(messageOf(thrown));
+    }
+    const first = {
+      result,
+      args: call.args,
+      timedOut: false,
+      durationMs: performance.now() - started,
+    };
+    const request = pendingOf(result);
+    if (request === undefined) return this.final(call, tool, call.args, messageId, first);
+    return this.suspend(call, tool, call.args, messageId, request, false, first);
+  }
+
+  private async settleGeneral(call: ToolCall, tool: Tool, messageId: string): Promise<Settled> {
     if (tool.needsApproval !== undefined && (await this.needsApproval(tool, call, messageId))) {
       const request: Request = {
         id: randomId("pnd"),
@@ -368,6 +403,16 @@ export class Run {
     const request = pendingOf(first.result);
     if (request === undefined) return this.final(call, tool, first.args, messageId, first);
     return this.suspend(call, tool, first.args, messageId, request, false, first);
+  }
+
+  /** True when no budget and no run signal can stop a call of this tool. */
+  private unstoppable(tool: Tool): boolean {
+    return (
+      this.signal === undefined &&
+      tool.timeoutMs === undefined &&
+      this.config.toolTimeoutMs === undefined &&
+      this.config.timeoutMs === undefined
+    );
   }
 
   private async needsApproval(tool: Tool, call: ToolCall, messageId: string): Promise<boolean> {
@@ -581,13 +626,13 @@ export class Run {
     return this.execute(tool, args, ctx);
   }
 
-  /** Run the tool with its budget enforced: at the deadline the result is a timeout, whatever the tool does. */
-  private async execute(
-    tool: Tool,
-    args: Record<string, unknown>,
-    ctx: CallContext,
-  ): Promise<Attempt> {
-    if (this.signal?.aborted) throw this.cancelled();
+  /**
+   * Run the tool with its budget enforced: at the deadline the result is a timeout, whatever
+   * the tool does. Not async itself: a call that nothing can stop takes a small async frame,
+   * and only a call with a budget or a run signal pays for the race.
+   */
+  private execute(tool: Tool, args: Record<string, unknown>, ctx: CallContext): Promise<Attempt> {
+    if (this.signal?.aborted) return Promise.reject(this.cancelled());
     const left = this.clock.remaining();
     const raw = smallest(
       tool.timeoutMs,
@@ -595,19 +640,19 @@ export class Run {
       left === undefined ? undefined : Math.max(0, left),
     );
     const budget = raw === undefined ? undefined : Math.max(0, Math.round(raw));
-    if (budget !== undefined) ctx.timeout = budget;
+    if (budget === undefined && this.signal === undefined) return unbounded(tool, args, ctx);
+    return this.bounded(tool, args, ctx, budget, left);
+  }
 
+  private async bounded(
+    tool: Tool,
+    args: Record<string, unknown>,
+    ctx: CallContext,
+    budget: number | undefined,
+    left: number | undefined,
+  ): Promise<Attempt> {
+    if (budget !== undefined) ctx.timeout = budget;
     const started = performance.now();
-    if (budget === undefined && this.signal === undefined) {
-      // Nothing can stop this call: await the tool here, without racing it.
-      let result: ToolResult;
-      try {
-        result = checked(tool, await tool.execute(args, ctx));
-      } catch (thrown) {
-        result = error(messageOf(thrown));
-      }
-      return { result, args, timedOut: false, durationMs: performance.now() - started };
-    }
     const work = invoke(tool, args, ctx);
 
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -821,6 +866,22 @@ export class Run {
     if (this.listening) this.emit({ type: "done", result });
     return result;
   }
+}
+
+/** A call nothing can stop: await the tool, without racing it. */
+async function unbounded(
+  tool: Tool,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<Attempt> {
+  const started = performance.now();
+  let result: ToolResult;
+  try {
+    result = checked(tool, await tool.execute(args, ctx));
+  } catch (thrown) {
+    result = error(messageOf(thrown));
+  }
+  return { result, args, timedOut: false, durationMs: performance.now() - started };
 }
 
 /** Calls the tool; a throw, a rejection or a value that is not a ToolResult becomes an error result. */
