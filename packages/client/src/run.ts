@@ -241,8 +241,38 @@ export class Run {
     return assistant;
   }
 
-  private async callModel(): Promise<ModelResponse | "timeout"> {
-    const { model, hooks } = this.config;
+  /** One model call; without hooks or a run deadline it takes one small async frame. */
+  private callModel(): Promise<ModelResponse | "timeout"> {
+    const { hooks } = this.config;
+    if (
+      hooks.beforeModel === undefined &&
+      hooks.afterModel === undefined &&
+      this.config.timeoutMs === undefined
+    ) {
+      return this.callModelDirect();
+    }
+    return this.callModelGeneral();
+  }
+
+  private async callModelDirect(): Promise<ModelResponse> {
+    if (this.signal?.aborted) throw this.cancelled();
+    const turn = this.turns + 1;
+    let response: ModelResponse;
+    try {
+      response = await this.generate(
+        { messages: this.messages, tools: this.config.specs },
+        this.signal,
+        turn,
+      );
+    } catch (thrown) {
+      throw this.modelFailed(thrown, turn);
+    }
+    this.countUsage(response);
+    return response;
+  }
+
+  private async callModelGeneral(): Promise<ModelResponse | "timeout"> {
+    const { hooks } = this.config;
     let request: ModelRequest = { messages: this.messages, tools: this.config.specs };
     const turn = this.turns + 1;
     if (hooks.beforeModel !== undefined)
@@ -271,26 +301,34 @@ export class Run {
     try {
       response = await this.generate(request, signal, turn);
     } catch (thrown) {
-      if (this.signal?.aborted) throw this.cancelled();
-      if (signal?.aborted) return "timeout";
-      throw new RunError(
-        "model_failed",
-        `model ${model.id} failed on turn ${turn}: ${messageOf(thrown)}`,
-        this.messages,
-        this.runId,
-        thrown,
-      );
+      if (!this.signal?.aborted && signal?.aborted) return "timeout";
+      throw this.modelFailed(thrown, turn);
     } finally {
       if (timer !== undefined) clearTimeout(timer);
       unlink?.();
     }
     if (hooks.afterModel !== undefined)
       response = (await hooks.afterModel(response, { turn })) ?? response;
-    if (response.usage !== undefined) {
-      this.usage = addUsage(this.usage, response.usage);
-      if (this.listening) this.emit({ type: "usage", usage: response.usage, total: this.usage });
-    }
+    this.countUsage(response);
     return response;
+  }
+
+  /** What a failed model call rejects the run with: cancelled, or `model_failed`. */
+  private modelFailed(thrown: unknown, turn: number): Error {
+    if (this.signal?.aborted) return this.cancelled();
+    return new RunError(
+      "model_failed",
+      `model ${this.config.model.id} failed on turn ${turn}: ${messageOf(thrown)}`,
+      this.messages,
+      this.runId,
+      thrown,
+    );
+  }
+
+  private countUsage(response: ModelResponse): void {
+    if (response.usage === undefined) return;
+    this.usage = addUsage(this.usage, response.usage);
+    if (this.listening) this.emit({ type: "usage", usage: response.usage, total: this.usage });
   }
 
   // Not async: an async wrapper around model.generate would cost extra promise hops per turn.
