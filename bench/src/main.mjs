@@ -321,11 +321,10 @@ const report = `# toolnexus bench
 Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${machine}.
 
 Every model is an in-memory script (no network); each library really runs the tool and
-produces the final text, or the bench throws. Times are medians of interleaved rounds
-(S1 ${PLAN.s1.rounds}, S2 ${PLAN.s2.rounds}, S3 ${PLAN.s3.rounds}, S5 ${PLAN.s5.rounds} rounds) in
-microseconds of the bench process's CPU time per run, which other processes on a shared
-machine disturb less than the wall clock (wall-clock medians are below). S4 is one round of
-${S4_RUNS} runs after a warm-up. ${seconds} s in all.
+produces the final text, or the bench throws. Times are medians of interleaved rounds (S1
+${PLAN.s1.rounds}, S2 ${PLAN.s2.rounds}, S3 ${PLAN.s3.rounds}, S5 ${PLAN.s5.rounds}) of the bench process's CPU time per run, which
+other processes on a shared machine disturb less than the wall clock (wall-clock medians are
+below too). S4 is one round of ${S4_RUNS} runs after a warm-up. ${seconds} s in all.
 
 ## Median cost per run
 
