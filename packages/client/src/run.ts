@@ -913,12 +913,7 @@ async function unbounded(
   ctx: ToolContext,
 ): Promise<Attempt> {
   const started = performance.now();
-  let result: ToolResult;
-  try {
-    result = checked(tool, await tool.execute(args, ctx));
-  } catch (thrown) {
-    result = error(messageOf(thrown));
-  }
+  const result = await invoke(tool, args, ctx);
   return { result, args, timedOut: false, durationMs: performance.now() - started };
 }
 
