@@ -3,9 +3,9 @@
 // resume in a second client, and a streamed run with the same outcome as a plain one.
 import type { MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";
 import {
-  AlreadyResumedError,
+  AnswerConflictError,
   createClient,
-  memorySuspensionStore,
+  memoryRunStore,
   type RunResult,
   type ToolCallRecord,
 } from "@toolnexus/client";
@@ -246,12 +246,12 @@ describe("client scenarios over @toolnexus/anthropic", () => {
           return `deployed ${service} to ${String(ctx.answer.data?.env)}`;
         },
       });
-    const store = memorySuspensionStore();
+    const store = memoryRunStore();
 
     const first = createClient({
       model: model(server?.url ?? ""),
       tools: [deployTool()],
-      suspensions: store,
+      runs: store,
     });
     const halted = await first.run("Ship the api", { sessionId: "s-ship" });
     expect(halted.status).toBe("pending");
@@ -264,7 +264,7 @@ describe("client scenarios over @toolnexus/anthropic", () => {
     const second = createClient({
       model: model(server?.url ?? ""),
       tools: [deployTool()],
-      suspensions: store,
+      runs: store,
     });
     const answer = { id: halted.pending.id, ok: true, data: { env: "staging" } };
     const done = await second.resume(answer);
@@ -293,7 +293,11 @@ describe("client scenarios over @toolnexus/anthropic", () => {
         ],
       },
     ]);
-    await expect(second.resume(answer)).rejects.toBeInstanceOf(AlreadyResumedError);
+    // The same answer again returns the stored outcome and calls nothing; another is a conflict.
+    expect((await second.resume(answer)).text).toBe(done.text);
+    await expect(second.resume({ ...answer, data: { env: "production" } })).rejects.toBeInstanceOf(
+      AnswerConflictError,
+    );
     expect(server?.requests).toHaveLength(2);
   });
 

@@ -18,6 +18,8 @@ export class CallContext implements ToolContext {
   declare signal?: AbortSignal;
   messageId: string;
   callId: string;
+  runId: string;
+  attempt: number;
   #controller: AbortController | undefined = undefined;
   #stopped: { reason: unknown } | undefined = undefined;
 
@@ -51,9 +53,11 @@ export class CallContext implements ToolContext {
     };
   }
 
-  constructor(messageId: string, callId: string) {
+  constructor(messageId: string, callId: string, runId: string, attempt: number) {
     this.messageId = messageId;
     this.callId = callId;
+    this.runId = runId;
+    this.attempt = attempt;
     Object.defineProperty(this, "signal", CallContext.#signal);
   }
 }

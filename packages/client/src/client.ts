@@ -1,14 +1,6 @@
-import {
-  type Answer,
-  assertCheckpoint,
-  type Checkpoint,
-  CheckpointError,
-  type Message,
-  parseAnswer,
-  ToolnexusError,
-} from "@toolnexus/core";
+import type { Message } from "@toolnexus/core";
 import { type ResolvedConfig, resolveConfig } from "./config.js";
-import { fingerprint } from "./fingerprint.js";
+import { parseAnswers, recordAnswer, recordAnswers, settleRun, startDurable } from "./durable.js";
 import { freshStart, Run } from "./run.js";
 import type {
   Client,
@@ -18,6 +10,7 @@ import type {
   RunOptions,
   RunResult,
 } from "./types.js";
+import { work } from "./worker.js";
 
 function startMessages(
   config: ResolvedConfig,
@@ -34,51 +27,11 @@ function startMessages(
   return messages;
 }
 
-/** Checks that a checkpoint can be resumed with these answers by this client, before claiming it. */
-function validateResume(
-  config: ResolvedConfig,
-  checkpoint: Checkpoint,
-  answers: readonly Answer[],
-): void {
-  for (const answer of answers) {
-    const waiting = checkpoint.pending.find((call) => call.request.id === answer.id);
-    if (waiting === undefined) {
-      throw new ToolnexusError(
-        "answers_mismatch",
-        `answers "${answers[0]!.id}" and "${answer.id}" belong to different halted runs; resume them separately`,
-      );
-    }
-    const tool = config.tools.get(waiting.tool);
-    if (tool === undefined) {
-      throw new CheckpointError(
-        answer.id,
-        `tool "${waiting.tool}" is not registered with this client; register it to resume this run`,
-      );
-    }
-    if (fingerprint(waiting.tool, waiting.args) !== waiting.fingerprint) {
-      throw new CheckpointError(
-        answer.id,
-        `the arguments stored for call ${waiting.callId} do not match its fingerprint; the checkpoint was altered`,
-      );
-    }
-    const inTranscript = checkpoint.messages.some(
-      (message) =>
-        message.role === "assistant" &&
-        message.toolCalls?.some((call) => call.id === waiting.callId && call.name === waiting.tool),
-    );
-    if (!inTranscript) {
-      throw new CheckpointError(
-        answer.id,
-        `call ${waiting.callId} to "${waiting.tool}" is not in the transcript`,
-      );
-    }
-  }
-}
-
 /**
  * Creates the loop: it calls the model, runs the tools it asks for with a filled-in
  * ToolContext and enforced budgets, and suspends for humans, in-process (`waitFor`) or durably
- * (the run halts with `status: "pending"` and `resume(answer)` continues it).
+ * (the run halts with `status: "pending"`; `answer` records the human's answer and `resume`
+ * or a worker continues it, in this process or another).
  *
  * @example
  * const client = createClient({ model, tools: [add] });
@@ -98,18 +51,23 @@ export function createClient(options: ClientOptions): Client {
     signal: AbortSignal | undefined,
   ): Promise<RunResult> => {
     const messages = startMessages(config, prompt, history);
+    const { runId } = runOptions;
+    if (runId !== undefined && (typeof runId !== "string" || runId === "")) {
+      throw new TypeError("run: runId must be a non-empty string");
+    }
     const run = new Run(
       config,
-      freshStart(runOptions.sessionId, messages, runOptions.extra, conversation),
+      freshStart(runOptions.sessionId, messages, runOptions.extra, conversation, runId),
       signal,
       sink,
       streaming,
     );
+    if (runOptions.durable === true) return startDurable(config, run, signal);
     return run.loop();
   };
 
   const client: Client = {
-    suspensions: config.suspensions,
+    runs: config.runs,
     conversations: config.conversations,
 
     run(prompt, runOptions = {}) {
@@ -144,52 +102,28 @@ export function createClient(options: ClientOptions): Client {
     },
 
     async resume(given, resumeOptions: ResumeOptions = {}) {
-      const list = Array.isArray(given) ? given : [given];
-      if (list.length === 0)
-        throw new TypeError("resume: pass an Answer or a non-empty array of Answers");
-      const answers = list.map((answer) => parseAnswer(answer));
-      const seen = new Set<string>();
-      for (const answer of answers) {
-        if (seen.has(answer.id)) {
-          throw new ToolnexusError(
-            "answers_mismatch",
-            `request "${answer.id}" is answered twice in one resume`,
-          );
-        }
-        seen.add(answer.id);
+      const answers = parseAnswers(given);
+      const runId = await recordAnswers(config, answers);
+      return settleRun(config, runId, resumeOptions.signal, undefined);
+    },
+
+    async answer(given) {
+      return recordAnswer(config, given);
+    },
+
+    async continueRun(runId, resumeOptions: ResumeOptions = {}) {
+      if (typeof runId !== "string" || runId === "") {
+        throw new TypeError("continueRun: pass the run's id (RunResult.runId)");
       }
-      const firstId = answers[0]!.id;
-      const store = config.suspensions;
-      const found = await store.get(firstId);
-      let checkpoint: Checkpoint;
-      if (found === undefined) {
-        // Nothing waits on this id: the store's claim says precisely why (unknown, or resumed).
-        checkpoint = await store.claim(firstId);
-        assertCheckpoint(checkpoint, firstId);
-        validateResume(config, checkpoint, answers);
-      } else {
-        assertCheckpoint(found, firstId);
-        validateResume(config, found, answers);
-        checkpoint = await store.claim(firstId);
-        assertCheckpoint(checkpoint, firstId);
-        if (checkpoint.id !== found.id) validateResume(config, checkpoint, answers);
-      }
-      const run = new Run(
-        config,
-        {
-          runId: checkpoint.runId,
-          sessionId: checkpoint.sessionId,
-          messages: checkpoint.messages,
-          turns: checkpoint.turns,
-          usage: checkpoint.usage,
-          runExtra: checkpoint.extra,
-          conversation: checkpoint.conversation === true,
-        },
-        resumeOptions.signal,
-        undefined,
-        false,
-      );
-      return run.resume(checkpoint, new Map(answers.map((answer) => [answer.id, answer])));
+      return settleRun(config, runId, resumeOptions.signal, undefined);
+    },
+
+    async getRun(runId) {
+      return config.runs.getRun(runId);
+    },
+
+    work(options) {
+      return work(config, options);
     },
   };
   return client;

@@ -1,5 +1,12 @@
-import type { ConversationStore, Model, SuspensionStore, Tool, ToolSpec } from "@toolnexus/core";
-import { memoryConversationStore, memorySuspensionStore } from "./memory-stores.js";
+import {
+  type ConversationStore,
+  type Model,
+  type RunStore,
+  randomId,
+  type Tool,
+  type ToolSpec,
+} from "@toolnexus/core";
+import { memoryConversationStore, memoryRunStore } from "./memory-stores.js";
 import type { ClientOptions, Hooks, RunEvent, WaitFor } from "./types.js";
 
 /** Client options checked once, with defaults applied and lookups prepared. */
@@ -14,7 +21,9 @@ export interface ResolvedConfig {
   timeoutMs: number | undefined;
   waitTimeoutMs: number | undefined;
   waitFor: WaitFor | undefined;
-  suspensions: SuspensionStore;
+  runs: RunStore;
+  leaseMs: number;
+  owner: string;
   conversations: ConversationStore;
   hooks: Hooks;
   extra: Record<string, unknown> | undefined;
@@ -33,10 +42,21 @@ function positive(name: string, value: number | undefined): number | undefined {
   return value;
 }
 
+/** Which process holds a lease: readable in an admin page, unique per client. */
+function defaultOwner(): string {
+  const proc = (globalThis as { process?: { pid?: number } }).process;
+  return `pid-${proc?.pid ?? "?"}-${randomId("w").slice(2, 10)}`;
+}
+
 export function resolveConfig(options: ClientOptions): ResolvedConfig {
   if (options === undefined || options === null || typeof options !== "object") {
     throw new TypeError(
       "createClient: pass an options object, e.g. createClient({ model, tools })",
+    );
+  }
+  if ("suspensions" in options) {
+    throw new TypeError(
+      "createClient: `suspensions` was renamed `runs` (a RunStore: memoryRunStore() or sqliteStore(...)) when runs became durable",
     );
   }
   const { model } = options;
@@ -96,7 +116,9 @@ export function resolveConfig(options: ClientOptions): ResolvedConfig {
     timeoutMs: positive("timeoutMs", options.timeoutMs),
     waitTimeoutMs: positive("waitTimeoutMs", options.waitTimeoutMs),
     waitFor: options.waitFor,
-    suspensions: options.suspensions ?? memorySuspensionStore(),
+    runs: options.runs ?? memoryRunStore(),
+    leaseMs: positive("leaseMs", options.leaseMs) ?? 30_000,
+    owner: options.owner ?? defaultOwner(),
     conversations: options.conversations ?? memoryConversationStore(),
     hooks: options.hooks ?? {},
     extra: options.extra,

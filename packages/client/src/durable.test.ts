@@ -1,11 +1,11 @@
 import {
-  AlreadyResumedError,
-  type Checkpoint,
+  AnswerConflictError,
   CheckpointError,
+  type Lease,
   type Message,
   pending,
+  type RunStore,
   SuspensionNotFoundError,
-  type SuspensionStore,
   type ToolContext,
   WireFormatError,
 } from "@toolnexus/core";
@@ -13,12 +13,12 @@ import { nativeTool } from "@toolnexus/native";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createClient } from "./client.js";
-import { memorySuspensionStore } from "./memory-stores.js";
+import { memoryRunStore } from "./memory-stores.js";
 import { scriptedModel } from "./testing.js";
 
 /** Counts executions per tool, and which ones carried an answer. */
 function counter() {
-  const runs: { tool: string; answered: boolean }[] = [];
+  const runs: { tool: string; answered: boolean; ctx: ToolContext }[] = [];
   return {
     runs,
     count: (tool: string, answered?: boolean) =>
@@ -34,7 +34,7 @@ function tools(c: ReturnType<typeof counter>) {
     input: z.object({ app: z.string() }),
     ctx: true,
     run: ({ app }, ctx: ToolContext) => {
-      c.runs.push({ tool: "deploy", answered: ctx.answer !== undefined });
+      c.runs.push({ tool: "deploy", answered: ctx.answer !== undefined, ctx });
       if (ctx.answer === undefined)
         return pending({ kind: "input", prompt: `Where should ${app} go?` });
       if (!ctx.answer.ok) return { output: "not deployed", isError: true };
@@ -46,7 +46,7 @@ function tools(c: ReturnType<typeof counter>) {
     description: "Needs authorization",
     ctx: true,
     run: (_args, ctx) => {
-      c.runs.push({ tool: "login", answered: ctx.answer !== undefined });
+      c.runs.push({ tool: "login", answered: ctx.answer !== undefined, ctx });
       return ctx.answer
         ? "logged in"
         : pending({ kind: "authorization", prompt: "Log in", url: "https://auth.test" });
@@ -55,196 +55,220 @@ function tools(c: ReturnType<typeof counter>) {
   const status = nativeTool({
     name: "status",
     description: "Reports status",
-    run: () => {
-      c.runs.push({ tool: "status", answered: false });
+    ctx: true,
+    run: (_args, ctx) => {
+      c.runs.push({ tool: "status", answered: false, ctx });
       return "all green";
     },
   });
   return [deploy, login, status];
 }
 
-const script = () =>
-  scriptedModel([
-    {
-      id: "msg_1",
-      toolCalls: [
-        { id: "c_status", name: "status" },
-        { id: "c_deploy", name: "deploy", arguments: { app: "web" } },
-        { id: "c_login", name: "login" },
-      ],
-    },
-    { content: "web is live" },
-  ]);
+const turns = () => [
+  {
+    id: "msg_1",
+    toolCalls: [
+      { id: "c_status", name: "status" },
+      { id: "c_deploy", name: "deploy", arguments: { app: "web" } },
+      { id: "c_login", name: "login" },
+    ],
+  },
+  { content: "web is live" },
+];
+const script = () => scriptedModel(turns());
+/** The model as a second process sees it: the first turn was played by the first one. */
+const laterScript = () => scriptedModel(turns().slice(1));
 
-/** Moves every checkpoint of one store into another through JSON, like a real database would. */
-async function carryOver(from: ReturnType<typeof memorySuspensionStore>, to: SuspensionStore) {
-  const moved = new Set<string>();
-  for (const summary of from.list({ state: "pending" })) {
-    const checkpoint = from.get(summary.request.id);
-    if (checkpoint === undefined || moved.has(checkpoint.id)) continue;
-    moved.add(checkpoint.id);
-    await to.save(JSON.parse(JSON.stringify(checkpoint)) as Checkpoint);
-  }
+function toolTexts(messages: readonly Message[]): string[] {
+  return messages.flatMap((m) => (m.role === "tool" ? [m.content] : []));
 }
 
-describe("durable halt and resume", () => {
-  it("halts with pending, pendings and a balanced transcript, then a fresh client resumes from JSON", async () => {
+describe("durable halt, answers and resume", () => {
+  it("halts with a balanced transcript whose placeholders are the prompts, then another client resumes", async () => {
     const c = counter();
-    const storeA = memorySuspensionStore();
-    const clientA = createClient({
-      model: script(),
-      tools: tools(c),
-      suspensions: storeA,
-      agent: "ops",
-    });
+    const store = memoryRunStore();
+    const clientA = createClient({ model: script(), tools: tools(c), runs: store, agent: "ops" });
     const halted = await clientA.run("ship web", { sessionId: "s-1" });
-    expect(halted.status).toBe("pending");
-    if (halted.status !== "pending") throw new Error("unreachable");
-    expect(halted.pending.kind).toBe("input");
+    if (halted.status !== "pending") throw new Error("expected a halt");
     expect(halted.text).toBe("Where should web go?");
     expect(halted.pendings.map((r) => r.kind)).toEqual(["input", "authorization"]);
-    // One tool message per call; placeholders carry the prompt.
-    const toolMessages = halted.messages.filter((m) => m.role === "tool");
-    expect(toolMessages.map((m) => [m.callId, m.content])).toEqual([
-      ["c_status", "all green"],
-      ["c_deploy", "Where should web go?"],
-      ["c_login", "Log in\nhttps://auth.test"],
+    // The placeholder is the prompt, never the url.
+    expect(toolTexts(halted.messages)).toEqual(["all green", "Where should web go?", "Log in"]);
+    expect(store.list().map((s) => [s.request.kind, s.state, s.sessionId, s.agent])).toEqual([
+      ["input", "waiting", "s-1", "ops"],
+      ["authorization", "waiting", "s-1", "ops"],
     ]);
-    expect(halted.toolCalls.map((r) => r.status)).toEqual(["ok", "pending", "pending"]);
-    expect(storeA.list().map((s) => [s.request.kind, s.state, s.sessionId, s.agent])).toEqual([
-      ["input", "pending", "s-1", "ops"],
-      ["authorization", "pending", "s-1", "ops"],
-    ]);
+    expect(store.getRun(halted.runId)?.state).toBe("waiting");
 
-    // A new process: a fresh client, a fresh store holding only the checkpoint's JSON.
-    const storeB = memorySuspensionStore();
-    await carryOver(storeA, storeB);
-    const model = script();
-    model.generate({ messages: [], tools: [] }); // the first turn was played by the old process
-    const clientB = createClient({ model, tools: tools(c), suspensions: storeB, agent: "ops" });
-
+    // Another "process": a fresh client over the same store.
+    const model = laterScript();
+    const clientB = createClient({ model, tools: tools(c), runs: store, agent: "ops" });
     const first = await clientB.resume({
       id: halted.pending.id,
       ok: true,
       data: { env: "staging" },
     });
-    // The other call of the turn still waits: the run halts again on the same Request.
-    expect(first.status).toBe("pending");
-    if (first.status !== "pending") throw new Error("unreachable");
-    expect(first.pending).toEqual(halted.pendings[1]);
+    if (first.status !== "pending") throw new Error("expected the run to wait for login");
     expect(first.pendings).toEqual([halted.pendings[1]]);
-    expect(first.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
-      "all green",
-      "deployed web to staging",
-      "Log in\nhttps://auth.test",
-    ]);
-    expect(c.count("login")).toBe(1);
+    expect(toolTexts(first.messages)).toEqual(["all green", "deployed web to staging", "Log in"]);
 
     const done = await clientB.resume({ id: first.pending.id, ok: true });
     expect(done.status).toBe("done");
     expect(done.text).toBe("web is live");
-    expect(done.turns).toBe(2);
-
-    // Each tool ran exactly as often as it should: status once, never again after the halt.
     expect(c.count("status")).toBe(1);
-    expect(c.count("deploy", false)).toBe(1);
     expect(c.count("deploy", true)).toBe(1);
     expect(c.count("login", true)).toBe(1);
-    // The model saw a balanced transcript with the real results, and no extra user turn.
-    const seen = model.requests[1]!.messages;
-    expect(seen.filter((m) => m.role === "user")).toHaveLength(1);
-    expect(
-      seen
-        .filter((m: Message) => m.role === "tool")
-        .map((m) => (m.role === "tool" ? m.content : "")),
-    ).toEqual(["all green", "deployed web to staging", "logged in"]);
-    const callIds = seen.flatMap((m) =>
-      m.role === "assistant" ? (m.toolCalls ?? []).map((t) => t.id) : [],
-    );
-    const resultIds = seen.flatMap((m) => (m.role === "tool" ? [m.callId] : []));
-    expect(resultIds).toEqual(callIds);
+    // The re-executions know their run and that they are first attempts.
+    const resumed = c.runs.filter((r) => r.answered).map((r) => [r.ctx.runId, r.ctx.attempt]);
+    expect(resumed).toEqual([
+      [halted.runId, 1],
+      [halted.runId, 1],
+    ]);
+    const seen = model.requests[0]!.messages;
+    expect(toolTexts(seen)).toEqual(["all green", "deployed web to staging", "logged in"]);
+    // The finished run's result is kept and readable by id.
+    const info = await clientB.getRun(halted.runId);
+    expect(info?.state).toBe("done");
+    expect(info?.result?.text).toBe("web is live");
+    expect(store.list().map((s) => s.state)).toEqual(["applied", "applied"]);
   });
 
-  it("resume([a1, a2]) answers several at once", async () => {
+  it("records answers apart from continuing: sibling answers from two hosts are both applied", async () => {
     const c = counter();
-    const client = createClient({ model: script(), tools: tools(c) });
+    const store = memoryRunStore();
+    const worker = createClient({ model: script(), tools: tools(c), runs: store });
+    const halted = await worker.run("ship");
+    if (halted.status !== "pending") throw new Error("expected a halt");
+    const [r1, r2] = halted.pendings;
+    // A web handler records both answers (no loop runs), in either order.
+    const web = createClient({ model: laterScript(), tools: [], runs: store });
+    const receipt = await web.answer({ id: r2!.id, ok: true });
+    expect(receipt).toMatchObject({ runId: halted.runId, duplicate: false, state: "ready" });
+    expect(await web.answer({ id: r2!.id, ok: true })).toMatchObject({ duplicate: true });
+    await web.answer({ id: r1!.id, ok: true, data: { env: "prod" } });
+    expect(c.count("login", true)).toBe(0);
+
+    const model = laterScript();
+    const runner = createClient({ model, tools: tools(c), runs: store });
+    const done = await runner.continueRun(halted.runId);
+    expect(done.status).toBe("done");
+    expect(toolTexts(done.messages)).toEqual(["all green", "deployed web to prod", "logged in"]);
+    expect(model.calls).toBe(1);
+  });
+
+  it("applies a sibling answer recorded while the run is busy with the other one", async () => {
+    const c = counter();
+    const store = memoryRunStore();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = tools(c).map((tool) =>
+      tool.name !== "deploy"
+        ? tool
+        : {
+            ...tool,
+            execute: async (args: Record<string, unknown>, ctx?: ToolContext) => {
+              if (ctx?.answer !== undefined) await gate;
+              return tool.execute(args, ctx);
+            },
+          },
+    );
+    const client = createClient({ model: script(), tools: slow, runs: store });
     const halted = await client.run("ship");
     if (halted.status !== "pending") throw new Error("expected a halt");
-    const done = await client.resume([
-      { id: halted.pendings[0]!.id, ok: true, data: { env: "prod" } },
-      { id: halted.pendings[1]!.id, ok: false, reason: "declined" },
-    ]);
+    const [r1, r2] = halted.pendings;
+    const other = createClient({ model: laterScript(), tools: slow, runs: store });
+    const resuming = other.resume({ id: r1!.id, ok: true, data: { env: "eu" } });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Answered while the run is running: recorded, never refused.
+    const receipt = await client.answer({ id: r2!.id, ok: true });
+    expect(receipt.state).toBe("running");
+    release();
+    const done = await resuming;
     expect(done.status).toBe("done");
-    expect(done.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
-      "all green",
-      "deployed web to prod",
-      "declined/expired: Log in",
-    ]);
-    expect(c.count("login")).toBe(1);
+    expect(toolTexts(done.messages)).toEqual(["all green", "deployed web to eu", "logged in"]);
   });
 
-  it("a bad, unknown or repeated answer is a typed error that changes nothing", async () => {
+  it("a different answer to an answered request is a conflict; unknown ids and bad input are typed", async () => {
     const c = counter();
     const client = createClient({ model: script(), tools: tools(c) });
     const halted = await client.run("ship");
     if (halted.status !== "pending") throw new Error("expected a halt");
     const id = halted.pending.id;
-
     await expect(client.resume({ id, ok: "yes" } as never)).rejects.toBeInstanceOf(WireFormatError);
+    await expect(client.resume(new Array(3) as never)).rejects.toBeInstanceOf(WireFormatError);
+    await expect(client.resume([])).rejects.toBeInstanceOf(WireFormatError);
+    await expect(client.answer(null as never)).rejects.toBeInstanceOf(WireFormatError);
     const unknown = await client.resume({ id: "pnd_nope", ok: true }).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(SuspensionNotFoundError);
-    expect((unknown as Error).message).toContain('"pnd_nope"');
+    const huge = await client
+      .answer({ id: "x".repeat(2_000_000), ok: true })
+      .catch((e: unknown) => e);
+    expect(huge).toBeInstanceOf(SuspensionNotFoundError);
+    expect((huge as Error).message.length).toBeLessThan(300);
     expect(c.runs).toHaveLength(3);
 
-    // A correct resume still works after the bad ones.
     const next = await client.resume({ id, ok: true, data: { env: "qa" } });
     expect(next.status).toBe("pending");
-    const again = await client
-      .resume({ id, ok: true, data: { env: "qa" } })
+    // The same answer again is accepted once: the run is where it was.
+    const same = await client.resume({ id, ok: true, data: { env: "qa" } });
+    expect(same.status).toBe("pending");
+    const conflict = await client
+      .answer({ id, ok: true, data: { env: "prod" } })
       .catch((e: unknown) => e);
-    expect(again).toBeInstanceOf(AlreadyResumedError);
-    expect((again as Error).message).toBe(
-      `request "${id}" was already resumed; a request can be answered only once`,
-    );
+    expect(conflict).toBeInstanceOf(AnswerConflictError);
+    expect((conflict as AnswerConflictError).reason).toBe("answered");
     expect(c.count("deploy", true)).toBe(1);
   });
 
-  it("refuses a checkpoint whose tool is gone or whose arguments were altered, and keeps it resumable", async () => {
+  it("answers that belong to different runs are refused before anything is recorded", async () => {
     const c = counter();
-    const store = memorySuspensionStore();
-    const client = createClient({ model: script(), tools: tools(c), suspensions: store });
-    const halted = await client.run("ship");
-    if (halted.status !== "pending") throw new Error("expected a halt");
-    const id = halted.pending.id;
-
-    const withoutDeploy = createClient({
-      model: script(),
-      tools: tools(c).slice(1),
-      suspensions: store,
-    });
-    const gone = await withoutDeploy.resume({ id, ok: true }).catch((e: unknown) => e);
-    expect(gone).toBeInstanceOf(CheckpointError);
-    expect((gone as Error).message).toBe(
-      `checkpoint for request "${id}" cannot be resumed: tool "deploy" is not registered with this client; register it to resume this run`,
-    );
-
-    // A tampered copy of the checkpoint: same request, different arguments.
-    const tampered = memorySuspensionStore();
-    const original = store.get(id)!;
-    original.pending[0]!.args = { app: "database" };
-    tampered.save(original);
-    const altered = await createClient({ model: script(), tools: tools(c), suspensions: tampered })
-      .resume({ id, ok: true })
-      .catch((e: unknown) => e);
-    expect(altered).toBeInstanceOf(CheckpointError);
-    expect((altered as Error).message).toContain("do not match its fingerprint");
-
-    // Nothing ran, and the real checkpoint is still waiting.
-    expect(c.count("deploy", true)).toBe(0);
-    expect((await client.resume({ id, ok: true, data: { env: "x" } })).status).toBe("pending");
+    const client = createClient({ model: script(), tools: tools(c) });
+    const a = await client.run("a");
+    const client2 = createClient({ model: script(), tools: tools(c), runs: client.runs });
+    const b = await client2.run("b");
+    if (a.status !== "pending" || b.status !== "pending") throw new Error("expected halts");
+    await expect(
+      client.resume([
+        { id: a.pending.id, ok: true },
+        { id: b.pending.id, ok: true },
+      ]),
+    ).rejects.toMatchObject({ code: "answers_mismatch" });
+    expect((await client.getRun(a.runId))?.state).toBe("waiting");
   });
 
-  it("resolves an expired request as not ok with reason expired", async () => {
+  it("a worker without the tool changes nothing; the run stays answerable and continues elsewhere", async () => {
+    const c = counter();
+    const store = memoryRunStore();
+    const client = createClient({ model: script(), tools: tools(c), runs: store });
+    const halted = await client.run("ship");
+    if (halted.status !== "pending") throw new Error("expected a halt");
+    const withoutDeploy = createClient({
+      model: laterScript(),
+      tools: tools(c).slice(1),
+      runs: store,
+    });
+    const gone = await withoutDeploy
+      .resume({ id: halted.pending.id, ok: true, data: { env: "x" } })
+      .catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(CheckpointError);
+    expect((gone as Error).message).toContain('tool "deploy" is not registered with this client');
+    expect(c.count("deploy", true)).toBe(0);
+    const info = await client.getRun(halted.runId);
+    expect(info?.state).toBe("ready");
+    expect(info?.lastError?.code).toBe("checkpoint_invalid");
+    // The answer was kept: a correctly configured client continues the run.
+    const next = await createClient({
+      model: laterScript(),
+      tools: tools(c),
+      runs: store,
+    }).continueRun(halted.runId);
+    expect(next.status).toBe("pending");
+    expect(toolTexts(next.messages)[1]).toBe("deployed web to x");
+  });
+
+  it("an expired request continues as declined; a late answer is refused as expired", async () => {
     const runs: ToolContext[] = [];
     const asks = nativeTool({
       name: "asks",
@@ -264,10 +288,12 @@ describe("durable halt and resume", () => {
     const halted = await client.run("go");
     if (halted.status !== "pending") throw new Error("expected a halt");
     await new Promise((resolve) => setTimeout(resolve, 40));
-    expect((client.suspensions as ReturnType<typeof memorySuspensionStore>).list()[0]!.state).toBe(
-      "expired",
-    );
-    const done = await client.resume({ id: halted.pending.id, ok: true });
+    expect((await client.runs.list())[0]!.state).toBe("expired");
+    expect((await client.getRun(halted.runId))?.state).toBe("expired");
+    const late = await client.answer({ id: halted.pending.id, ok: true }).catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(AnswerConflictError);
+    expect((late as AnswerConflictError).reason).toBe("expired");
+    const done = await client.continueRun(halted.runId);
     expect(runs).toHaveLength(1);
     expect(done.messages.find((m) => m.role === "tool")?.content).toBe("declined/expired: Soon?");
   });
@@ -305,23 +331,225 @@ describe("durable halt and resume", () => {
     expect(runs[0]!.answer).toEqual({ id: halted.pending.id, ok: true });
   });
 
-  it("writes the checkpoint before run returns pending", async () => {
-    const saved: Checkpoint[] = [];
-    const inner = memorySuspensionStore();
-    const spy: SuspensionStore = {
-      save: (checkpoint) => {
-        saved.push(checkpoint);
-        return inner.save(checkpoint);
+  it("re-executes exactly the checkpointed arguments: a beforeTool rewrite is applied once", async () => {
+    const seen: unknown[] = [];
+    const deploy = nativeTool({
+      name: "deploy",
+      description: "d",
+      input: z.object({ app: z.string() }),
+      ctx: true,
+      run: ({ app }, ctx) => {
+        seen.push(app);
+        return ctx.answer ? `deployed ${app}` : pending({ kind: "approval", prompt: "ok?" });
       },
-      get: (id) => inner.get(id),
-      claim: (id) => inner.claim(id),
-      list: (filter) => inner.list(filter),
+    });
+    const hooks = {
+      beforeTool: ({ args }: { args: Record<string, unknown> }) => ({
+        args: { ...args, app: `${String(args.app)}-canary` },
+      }),
     };
+    const model = () =>
+      scriptedModel([
+        { toolCalls: [{ id: "c1", name: "deploy", arguments: { app: "web" } }] },
+        { content: "done" },
+      ]);
+    const durable = createClient({ model: model(), tools: [deploy], hooks });
+    const halted = await durable.run("go");
+    if (halted.status !== "pending") throw new Error("expected a halt");
+    await durable.resume({ id: halted.pending.id, ok: true });
+    const waiting = createClient({
+      model: model(),
+      tools: [deploy],
+      hooks,
+      waitFor: (r) => ({ id: r.id, ok: true }),
+    });
+    await waiting.run("go");
+    expect(seen).toEqual(["web-canary", "web-canary", "web-canary", "web-canary"]);
+  });
+});
+
+describe("durable from the first turn", () => {
+  it("journals every step and stores the result; tools see runId and attempt 1", async () => {
     const c = counter();
-    const halted = await createClient({ model: script(), tools: tools(c), suspensions: spy }).run(
-      "ship",
-    );
-    expect(saved).toHaveLength(1);
-    if (halted.status === "pending") expect(saved[0]!.id).toBe(halted.checkpointId);
+    const store = memoryRunStore();
+    const writes: string[] = [];
+    const spy: RunStore = new Proxy(store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (
+          typeof value !== "function" ||
+          !["start", "step", "journal", "finish", "halt"].includes(String(key))
+        )
+          return value;
+        return (...args: unknown[]) => {
+          writes.push(String(key));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const status = tools(c)[2]!;
+    const client = createClient({
+      model: scriptedModel([
+        {
+          toolCalls: [
+            { id: "a", name: "status" },
+            { id: "b", name: "status" },
+          ],
+        },
+        { content: "all good" },
+      ]),
+      tools: [status],
+      runs: spy,
+    });
+    const done = await client.run("check", { durable: true });
+    expect(done.status).toBe("done");
+    expect(writes).toEqual(["start", "step", "journal", "journal", "finish"]);
+    expect(c.runs.map((r) => [r.ctx.runId, r.ctx.attempt])).toEqual([
+      [done.runId, 1],
+      [done.runId, 1],
+    ]);
+    expect((await client.getRun(done.runId))?.result?.text).toBe("all good");
+  });
+
+  it("a model error gives the run back ready; a retry finishes it without running journaled tools again", async () => {
+    const c = counter();
+    const store = memoryRunStore();
+    let fail = true;
+    const base = script();
+    const flaky = {
+      id: "flaky",
+      generate: (
+        request: Parameters<typeof base.generate>[0],
+        options?: Parameters<typeof base.generate>[1],
+      ) => {
+        if (base.calls === 1 && fail) {
+          fail = false;
+          return Promise.reject(new Error("503 overloaded"));
+        }
+        return base.generate(request, options);
+      },
+    };
+    const client = createClient({ model: flaky, tools: tools(c), runs: store });
+    const halted = await client.run("ship");
+    if (halted.status !== "pending") throw new Error("expected a halt");
+    const answers = [
+      { id: halted.pendings[0]!.id, ok: true, data: { env: "prod" } },
+      { id: halted.pendings[1]!.id, ok: true },
+    ];
+    const failed = await client.resume(answers).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: "model_failed" });
+    const info = await client.getRun(halted.runId);
+    expect(info?.state).toBe("ready");
+    expect(info?.lastError?.message).toContain("503 overloaded");
+    // The queue consumer's retry: the same answers again are duplicates, the run continues.
+    const done = await client.resume(answers);
+    expect(done.status).toBe("done");
+    expect(c.count("deploy", true)).toBe(1);
+    expect(c.count("login", true)).toBe(1);
+  });
+
+  it("a worker whose lease was taken over cannot write; the new owner runs the in-flight call with attempt 2", async () => {
+    const store = memoryRunStore();
+    // The first worker "dies": its renewals never reach the store, so its lease runs out.
+    const deaf: RunStore = new Proxy(store, {
+      get(target, key, receiver) {
+        if (key === "renew") return (lease: Lease) => lease;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const calls: ToolContext[] = [];
+    let unblock!: () => void;
+    const blocked = new Promise<void>((resolve) => {
+      unblock = resolve;
+    });
+    const charge = nativeTool({
+      name: "charge",
+      description: "charges a card once per runId+callId",
+      ctx: true,
+      run: async (_a, ctx) => {
+        calls.push(ctx);
+        if (ctx.attempt === 1) await blocked;
+        return `charged (attempt ${ctx.attempt})`;
+      },
+    });
+    const turnsOf = () => [{ toolCalls: [{ id: "c1", name: "charge" }] }, { content: "paid" }];
+    const first = createClient({
+      model: scriptedModel(turnsOf()),
+      tools: [charge],
+      runs: deaf,
+      leaseMs: 60,
+    });
+    const running = first.run("pay", { durable: true }).catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const second = createClient({
+      model: scriptedModel(turnsOf().slice(1)),
+      tools: [charge],
+      runs: store,
+      leaseMs: 5000,
+    });
+    const summary = { results: [] as string[] };
+    const controller = new AbortController();
+    const working = second.work({
+      signal: controller.signal,
+      pollMs: 20,
+      onResult: (result) => {
+        summary.results.push(result.status);
+        controller.abort();
+      },
+    });
+    const stats = await working;
+    expect(summary.results).toEqual(["done"]);
+    expect(stats).toMatchObject({ claimed: 1, finished: 1 });
+    unblock();
+    const lost = await running;
+    expect(lost).toMatchObject({ code: "lease_lost" });
+    expect(calls.map((ctx) => [ctx.callId, ctx.attempt])).toEqual([
+      ["c1", 1],
+      ["c1", 2],
+    ]);
+    expect(calls[0]!.runId).toBe(calls[1]!.runId);
+    const info = await second.getRun(calls[0]!.runId!);
+    expect(info?.state).toBe("done");
+    expect(info?.result?.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
+      "charged (attempt 2)",
+    ]);
+  });
+
+  it("a cancelled durable run is given back ready, and a worker finishes it", async () => {
+    const store = memoryRunStore();
+    const controller = new AbortController();
+    const slowTool = nativeTool({
+      name: "slow",
+      description: "waits for its signal",
+      ctx: true,
+      run: (_a, ctx) =>
+        new Promise<string>((resolve) => {
+          if (ctx.attempt! > 1) resolve("quick the second time");
+          ctx.signal?.addEventListener("abort", () => resolve("stopped"));
+        }),
+    });
+    const turnsOf = () => [{ toolCalls: [{ id: "c1", name: "slow" }] }, { content: "finished" }];
+    const client = createClient({
+      model: scriptedModel(turnsOf()),
+      tools: [slowTool],
+      runs: store,
+    });
+    const running = client
+      .run("go", { durable: true, signal: controller.signal })
+      .catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort();
+    expect(await running).toMatchObject({ code: "cancelled" });
+    const runId = store.list().length === 0 ? ((await running) as { runId: string }).runId : "";
+    const info = await client.getRun(runId);
+    expect(info?.state).toBe("ready");
+    const worker = createClient({
+      model: scriptedModel(turnsOf().slice(1)),
+      tools: [slowTool],
+      runs: store,
+    });
+    const done = await worker.continueRun(runId);
+    expect(done.status).toBe("done");
+    expect(toolTexts(done.messages)).toEqual(["quick the second time"]);
   });
 });

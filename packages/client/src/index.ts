@@ -1,7 +1,9 @@
-// Errors a host handles around resume, re-exported so one import is enough.
+// Errors a host handles around answers and durable runs, re-exported so one import is enough.
 export {
-  AlreadyResumedError,
+  AnswerConflictError,
   CheckpointError,
+  LeaseLostError,
+  RunNotFoundError,
   SuspensionNotFoundError,
   WireFormatError,
 } from "@toolnexus/core";
@@ -9,8 +11,8 @@ export { createClient } from "./client.js";
 export { RunCancelledError, RunError } from "./errors.js";
 export type { InProcessModelOptions, SimpleToolCall, SimpleTurn } from "./in-process-model.js";
 export { inProcessModel } from "./in-process-model.js";
-export type { MemorySuspensionStore } from "./memory-stores.js";
-export { memoryConversationStore, memorySuspensionStore } from "./memory-stores.js";
+export type { MemoryRunStore } from "./memory-stores.js";
+export { memoryConversationStore, memoryRunStore } from "./memory-stores.js";
 export type {
   AfterToolInfo,
   BeforeToolDecision,
@@ -29,3 +31,4 @@ export type {
   WaitFor,
   WaitForInfo,
 } from "./types.js";
+export type { WorkOptions, WorkSummary } from "./worker.js";

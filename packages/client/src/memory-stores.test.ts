@@ -1,82 +1,151 @@
+import { CheckpointError } from "@toolnexus/core";
 import {
-  AlreadyResumedError,
-  CHECKPOINT_VERSION,
-  type Checkpoint,
-  CheckpointError,
-  emptyUsage,
-  SuspensionNotFoundError,
-} from "@toolnexus/core";
+  sampleCheckpoint,
+  sampleError,
+  sampleJournalEntry,
+  sampleResult,
+} from "@toolnexus/core/testing";
 import { describe, expect, it } from "vitest";
-import { memoryConversationStore, memorySuspensionStore } from "./memory-stores.js";
+import { type MemoryRunStore, memoryConversationStore, memoryRunStore } from "./memory-stores.js";
 
-function checkpoint(id: string, requestIds: string[], sessionId = "s"): Checkpoint {
-  return {
-    version: CHECKPOINT_VERSION,
-    id,
-    runId: "run_1",
-    sessionId,
-    createdAt: new Date().toISOString(),
-    messages: [],
-    pending: requestIds.map((requestId, i) => ({
-      request: { id: requestId, kind: i === 0 ? "input" : "approval", prompt: `p${i}` },
-      callId: `c${i}`,
-      tool: "t",
-      args: {},
-      fingerprint: "f",
-      approval: false,
-      slot: i,
-    })),
-    turns: 1,
-    usage: emptyUsage(),
-  };
+/** Runs `runId` to its end: halted, answered, claimed, then done or failed. */
+function finish(store: MemoryRunStore, runId: string, state: "done" | "failed" = "done"): void {
+  store.halt(sampleCheckpoint({ runId, pending: [`${runId}_r`] }));
+  store.answer({ id: `${runId}_r`, ok: true });
+  const { lease } = store.claim({ owner: "w1", leaseMs: 60_000, runId })!;
+  store.finish(
+    lease,
+    state === "done"
+      ? { state: "done", result: sampleResult(runId) }
+      : { state: "failed", error: sampleError() },
+  );
 }
 
-describe("memorySuspensionStore", () => {
-  it("claims exactly once and tells unknown from already resumed", () => {
-    const store = memorySuspensionStore();
-    store.save(checkpoint("ckp_1", ["r1", "r2"]));
-    expect(store.get("r2")?.id).toBe("ckp_1");
-    expect(store.claim("r1").id).toBe("ckp_1");
-    expect(() => store.claim("r1")).toThrow(AlreadyResumedError);
-    expect(() => store.claim("r2")).toThrow(AlreadyResumedError);
-    expect(() => store.claim("zzz")).toThrow(SuspensionNotFoundError);
-    expect(store.get("r1")).toBeUndefined();
+describe("memoryRunStore", () => {
+  it("is synchronous: every method returns its value, not a promise", () => {
+    const store = memoryRunStore();
+    expect(store.halt(sampleCheckpoint({ pending: ["r1"] }))).toBe("waiting");
+    expect(store.answer({ id: "r1", ok: true })).toMatchObject({ state: "ready" });
+    const claimed = store.claim({ owner: "w1", leaseMs: 60_000 });
+    expect(claimed?.answers).toEqual([{ id: "r1", ok: true }]);
+    expect(store.renew(claimed!.lease, 60_000).token).toBe(claimed!.lease.token);
+    expect(store.getRun("run_1")?.state).toBe("running");
+    expect(store.list()).toHaveLength(1);
+    expect(store.prune({ olderThan: 0 })).toBe(0);
   });
 
-  it("hands out copies, never the stored objects", () => {
-    const store = memorySuspensionStore();
-    const original = checkpoint("ckp_1", ["r1"]);
-    store.save(original);
-    original.turns = 99;
-    const copy = store.get("r1")!;
-    copy.turns = 42;
-    expect(store.claim("r1").turns).toBe(1);
+  it("keeps at most keepFinished done and failed runs, dropping the first finished", () => {
+    const store = memoryRunStore({ keepFinished: 2 });
+    finish(store, "a");
+    finish(store, "b", "failed");
+    store.halt(sampleCheckpoint({ runId: "waiting", pending: ["w"] }));
+    expect(store.getRun("a")?.state).toBe("done");
+    finish(store, "c");
+    // "a" finished first: it goes, with its requests.
+    expect(store.getRun("a")).toBeUndefined();
+    expect(store.getRequest("a_r")).toBeUndefined();
+    expect(() => store.answer({ id: "a_r", ok: true })).toThrow("no request with id");
+    expect(store.getRun("b")?.state).toBe("failed");
+    expect(store.getRun("c")?.state).toBe("done");
+    // Runs still going never count, however many there are.
+    expect(store.getRun("waiting")?.state).toBe("waiting");
+    expect(store.list().map((s) => s.request.id)).toEqual(["c_r", "w", "b_r"]);
   });
 
-  it("uses the newest pending checkpoint for a re-raised request, and re-saving is idempotent", () => {
-    const store = memorySuspensionStore();
-    store.save(checkpoint("ckp_1", ["r1", "r2"]));
-    store.claim("r1");
-    store.save(checkpoint("ckp_2", ["r2"]));
-    store.save(checkpoint("ckp_1", ["r1", "r2"])); // cannot revive a claimed checkpoint
-    expect(store.get("r2")?.id).toBe("ckp_2");
-    expect(store.list({ state: "resumed" }).map((s) => s.checkpointId)).toEqual(["ckp_1", "ckp_1"]);
-    expect(store.list({ state: "pending" }).map((s) => s.request.id)).toEqual(["r2"]);
+  it("counts a failed run tried again by id as finished only when it ends again", () => {
+    const store = memoryRunStore({ keepFinished: 2 });
+    finish(store, "a", "failed");
+    finish(store, "b");
+    const retried = store.claim({ owner: "w2", leaseMs: 60_000, runId: "a" })!;
+    expect(retried.reason).toBe("failed");
+    // "a" is running again: "c" finishing leaves two finished runs, nothing to drop.
+    finish(store, "c");
+    expect(store.getRun("a")?.state).toBe("running");
+    // "a" now finishes last, so "b" is the oldest finished run.
+    store.finish(retried.lease, { state: "done", result: sampleResult("a") });
+    expect(store.getRun("b")).toBeUndefined();
+    expect(store.getRun("a")?.state).toBe("done");
+    expect(store.getRun("c")?.state).toBe("done");
   });
 
-  it("filters the list by state, session and kind", () => {
-    const store = memorySuspensionStore();
-    store.save(checkpoint("ckp_1", ["r1", "r2"], "a"));
-    store.save(checkpoint("ckp_2", ["r3"], "b"));
-    expect(store.list({ sessionId: "a" }).map((s) => s.request.id)).toEqual(["r1", "r2"]);
-    expect(store.list({ kind: "approval" }).map((s) => s.request.id)).toEqual(["r2"]);
-    expect(store.list().map((s) => s.request.id)).toEqual(["r3", "r1", "r2"]);
+  it("keepFinished: 0 keeps no finished run; Infinity keeps them all", () => {
+    const none = memoryRunStore({ keepFinished: 0 });
+    finish(none, "a");
+    expect(none.getRun("a")).toBeUndefined();
+    const all = memoryRunStore({ keepFinished: Number.POSITIVE_INFINITY });
+    for (let i = 0; i < 1005; i++) finish(all, `run_${i}`);
+    expect(all.getRun("run_0")?.state).toBe("done");
   });
 
-  it("refuses to save something that is not a checkpoint", () => {
-    expect(() => memorySuspensionStore().save({ version: 7 } as unknown as Checkpoint)).toThrow(
+  it("keeps 1000 finished runs by default", () => {
+    const store = memoryRunStore();
+    for (let i = 0; i < 1001; i++) finish(store, `run_${i}`);
+    expect(store.getRun("run_0")).toBeUndefined();
+    expect(store.getRun("run_1")?.state).toBe("done");
+    expect(store.getRun("run_1000")?.state).toBe("done");
+    // prune removes the kept ones sooner.
+    expect(store.prune({ olderThan: 0 })).toBe(1000);
+  });
+
+  it("refuses a keepFinished that is not a count", () => {
+    for (const keepFinished of [-1, 1.5, Number.NaN, "10"]) {
+      expect(() => memoryRunStore({ keepFinished: keepFinished as number })).toThrow(TypeError);
+    }
+  });
+
+  it("refuses a halt with nothing pending, and a checkpoint of another run", () => {
+    const store = memoryRunStore();
+    expect(() => store.halt(sampleCheckpoint())).toThrow(CheckpointError);
+    expect(store.getRun("run_1")).toBeUndefined();
+    const lease = store.start(sampleCheckpoint({ runId: "run_1" }), "w1", 60_000);
+    expect(() => store.step(lease, sampleCheckpoint({ runId: "run_2" }))).toThrow(
+      'it belongs to run "run_2", but the lease is on run "run_1"',
+    );
+    expect(() => store.halt(sampleCheckpoint({ runId: "run_2", pending: ["r"] }), lease)).toThrow(
       CheckpointError,
     );
+    expect(store.getRun("run_2")).toBeUndefined();
+  });
+
+  it("refuses malformed arguments with a TypeError", () => {
+    const store = memoryRunStore();
+    const lease = store.start(sampleCheckpoint(), "w1", 60_000);
+    expect(() => store.claim({ owner: "", leaseMs: 1 })).toThrow(TypeError);
+    expect(() => store.claim({ owner: "w", leaseMs: -1 })).toThrow(TypeError);
+    expect(() => store.start(sampleCheckpoint({ runId: "x" }), "w", Number.NaN)).toThrow(TypeError);
+    expect(() => store.journal(null as never, sampleJournalEntry("c1"))).toThrow(TypeError);
+    expect(() => store.release(lease, sampleError(), Number.NaN)).toThrow(TypeError);
+    expect(() => store.release(lease, { code: 1 } as never)).toThrow(TypeError);
+    expect(() => store.finish(lease, { state: "paused" } as never)).toThrow(TypeError);
+    // Nothing of that reached the run.
+    expect(store.getRun("run_1")).toMatchObject({ state: "running", failures: 0 });
+  });
+
+  it("records only code, message and time of an error", () => {
+    const store = memoryRunStore();
+    const lease = store.start(sampleCheckpoint(), "w1", 60_000);
+    const error = { ...sampleError(), stack: "secret stack", apiKey: "sk-1" };
+    store.release(lease, error);
+    expect(store.getRun("run_1")?.lastError).toEqual({
+      code: error.code,
+      message: error.message,
+      at: error.at,
+    });
+  });
+
+  it("keeps telling other subscribers when one throws", async () => {
+    const store = memoryRunStore();
+    let told = 0;
+    store.subscribe(() => {
+      throw new Error("broken subscriber");
+    });
+    store.subscribe(() => {
+      told++;
+    });
+    store.halt(sampleCheckpoint({ pending: ["r1"] }));
+    store.answer({ id: "r1", ok: true });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(told).toBe(1);
   });
 });
 

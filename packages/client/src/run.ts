@@ -1,52 +1,46 @@
+// The turn loop: call the model, run the tools it asks for, repeat; halt for humans or finish.
+// One call's life is in tool-call.ts, suspensions in suspension.ts, durable writes in journal.ts.
 import {
   type Answer,
   type AssistantMessage,
   addUsage,
   CHECKPOINT_VERSION,
   type Checkpoint,
+  CheckpointError,
+  type ClaimedRun,
   emptyUsage,
-  error,
-  isToolResult,
+  type FinishedResult,
+  type JournalEntry,
   type Message,
   type Model,
   type ModelCallOptions,
   type ModelRequest,
   type ModelResponse,
   type PendingCall,
-  parseAnswer,
-  pendingOf,
-  type Request,
-  randomId,
   type Tool,
   type ToolCall,
   type ToolContext,
   type ToolMessage,
-  type ToolResult,
   type Usage,
 } from "@toolnexus/core";
-import { RunClock, smallest, timeoutReason } from "./budget.js";
-import { CallContext, stopCall } from "./call-signal.js";
+import { RunClock, timeoutReason } from "./budget.js";
 import type { ResolvedConfig } from "./config.js";
 import { RunCancelledError, RunError } from "./errors.js";
 import { fingerprint } from "./fingerprint.js";
 import { loopId } from "./ids.js";
-import type { DoneResult, Hooks, RunEvent, RunResult, ToolCallRecord } from "./types.js";
+import type { Journal } from "./journal.js";
+import { afterAnswer, isExpired } from "./suspension.js";
+import { messageOf, settleCall } from "./tool-call.js";
+import type { DoneResult, RunEvent, RunResult, ToolCallRecord } from "./types.js";
 
 /** The fields every RunResult has, whatever its status. */
 type SharedResultFields = Omit<DoneResult, "status">;
 
-/** How one tool call of a turn ended: a tool message, and a pending call if it halted. */
-interface Settled {
+/** How one tool call of a turn ended: a tool message, its record, and a pending call if it halted. */
+export interface Settled {
   message: ToolMessage;
+  record?: ToolCallRecord;
   pending?: Omit<PendingCall, "slot">;
-}
-
-/** One attempt at running a tool: its result and, for the record, how it went. */
-interface Attempt {
-  result: ToolResult;
-  args: Record<string, unknown>;
-  timedOut: boolean;
-  durationMs: number;
 }
 
 /** The state a run starts from: fresh, or restored from a checkpoint. */
@@ -58,47 +52,45 @@ export interface RunStart {
   usage: Usage;
   runExtra: Record<string, unknown> | undefined;
   conversation: boolean;
-}
-
-const CANCELLED = Symbol("cancelled");
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object without output/isError" : `a ${typeof value}`;
-}
-
-function messageOf(thrown: unknown): string {
-  if (thrown instanceof Error) return thrown.message || thrown.name;
-  return String(thrown);
-}
-
-function isExpired(deadline: string | undefined): boolean {
-  return deadline !== undefined && Date.parse(deadline) <= Date.now();
+  /** ISO time the run started; a fresh run reads its clock only when it is checkpointed. */
+  createdAt?: string;
 }
 
 /**
  * One run of the loop, from a prompt or from a checkpoint. It owns the transcript and appends
- * to it (never copies it), so a turn's cost does not grow with the conversation.
+ * to it (never copies it), so a turn's cost does not grow with the conversation. Its fields are
+ * shared with the modules that handle one call's life and suspensions.
  */
 export class Run {
   readonly runId: string;
   readonly sessionId: string | undefined;
   readonly messages: Message[];
-  private turns: number;
-  private usage: Usage;
-  private readonly runExtra: Record<string, unknown> | undefined;
-  private readonly extra: Record<string, unknown> | undefined;
-  private readonly conversation: boolean;
-  private readonly records: ToolCallRecord[] = [];
-  private readonly clock: RunClock;
+  turns: number;
+  usage: Usage;
+  readonly runExtra: Record<string, unknown> | undefined;
+  readonly extra: Record<string, unknown> | undefined;
+  readonly conversation: boolean;
+  readonly records: ToolCallRecord[] = [];
+  readonly clock: RunClock;
   /** Set when a call was stopped by the run's own deadline (timers may fire a hair early). */
-  private outOfTime = false;
+  outOfTime = false;
+  /** Whether anyone receives events; when nobody does, the loop does not build them. */
+  readonly listening: boolean;
+  /** Aborts when the caller cancels, or (durable runs) when the lease is lost. */
+  signal: AbortSignal | undefined;
+  /** Present when the run is durable: every step is written through it. */
+  journal: Journal | undefined;
+  /** Executions of calls run again after a takeover or an answer (call id -> attempt). */
+  attempts: Map<string, number> | undefined;
+  /** Set when a halt found answers already recorded: the run can continue at once. */
+  readyAfterHalt = false;
+  private createdAt: string | undefined;
+  private readonly startedMs: number;
 
   constructor(
-    private readonly config: ResolvedConfig,
+    readonly config: ResolvedConfig,
     start: RunStart,
-    private readonly signal: AbortSignal | undefined,
+    signal: AbortSignal | undefined,
     private readonly sink: ((event: RunEvent) => void) | undefined,
     private readonly streaming: boolean,
   ) {
@@ -109,6 +101,8 @@ export class Run {
     this.usage = start.usage;
     this.runExtra = start.runExtra;
     this.conversation = start.conversation;
+    this.createdAt = start.createdAt;
+    this.startedMs = start.createdAt === undefined ? Date.now() : 0;
     this.extra =
       config.extra === undefined
         ? start.runExtra
@@ -117,18 +111,78 @@ export class Run {
           : { ...config.extra, ...start.runExtra };
     this.clock = new RunClock(config.timeoutMs);
     this.listening = config.listens || sink !== undefined;
+    this.signal = signal;
   }
 
-  /** Whether anyone receives events; when nobody does, the loop does not build them. */
-  private readonly listening: boolean;
+  /** Makes the run durable: its writes go through `journal`, and a lost lease stops it. */
+  attach(journal: Journal): void {
+    this.journal = journal;
+    this.signal =
+      this.signal === undefined ? journal.signal : AbortSignal.any([this.signal, journal.signal]);
+  }
 
-  private emit(event: RunEvent): void {
+  emit(event: RunEvent): void {
     this.config.emit(event);
     this.sink?.(event);
   }
 
-  private cancelled(): RunCancelledError {
+  /** What a stopped run rejects with: the lease was lost, or the caller cancelled. */
+  cancelled(): RunError {
+    const lost = this.journal?.lost;
+    if (lost !== undefined) {
+      return new RunError("lease_lost", lost.message, this.messages, this.runId, lost);
+    }
     return new RunCancelledError(this.messages, this.runId, this.signal?.reason);
+  }
+
+  /** True for the errors that mean "stop this run now", which nothing may turn into a result. */
+  isStop(thrown: unknown): boolean {
+    return (
+      thrown instanceof RunCancelledError ||
+      (thrown instanceof RunError && thrown.code === "lease_lost")
+    );
+  }
+
+  attemptOf(callId: string): number {
+    return this.attempts?.get(callId) ?? 1;
+  }
+
+  /** The context of one call, without its budget (set per attempt). */
+  context(call: ToolCall, messageId: string, answer?: Answer): ToolContext {
+    return this.fill(
+      { messageId, callId: call.id, runId: this.runId, attempt: this.attemptOf(call.id) },
+      answer,
+    );
+  }
+
+  /** Fills in the fields a call's context gets from the run. */
+  fill<T extends ToolContext>(ctx: T, answer: Answer | undefined): T {
+    if (this.sessionId !== undefined) ctx.sessionId = this.sessionId;
+    if (this.config.agent !== undefined) ctx.agent = this.config.agent;
+    if (this.extra !== undefined) ctx.extra = this.extra;
+    if (answer !== undefined) ctx.answer = answer;
+    return ctx;
+  }
+
+  /** The run's state as a checkpoint, halted on `pending` (or between steps when empty). */
+  checkpoint(pending: PendingCall[]): Checkpoint {
+    this.createdAt ??= new Date(this.startedMs).toISOString();
+    const checkpoint: Checkpoint = {
+      version: CHECKPOINT_VERSION,
+      runId: this.runId,
+      createdAt: this.createdAt,
+      messages: this.messages,
+      pending,
+      turns: this.turns,
+      usage: this.usage,
+      leaseToken: this.journal?.lease.token ?? 0,
+    };
+    if (this.sessionId !== undefined) checkpoint.sessionId = this.sessionId;
+    if (this.config.agent !== undefined) checkpoint.agent = this.config.agent;
+    if (this.runExtra !== undefined && serialisable(this.runExtra))
+      checkpoint.extra = this.runExtra;
+    if (this.conversation) checkpoint.conversation = true;
+    return checkpoint;
   }
 
   /** The loop: call the model, run the tools it asks for, repeat. */
@@ -145,46 +199,169 @@ export class Run {
       this.turns++;
       const assistant = this.appendAssistant(response);
       if (assistant.toolCalls === undefined) return this.finish({ status: "done" });
-      const { toolCalls } = assistant;
-      const settled =
-        toolCalls.length === 1
-          ? [await this.settleCall(toolCalls[0]!, assistant.id)]
-          : await Promise.all(toolCalls.map((call) => this.settleCall(call, assistant.id)));
-      let halted: PendingCall[] | undefined;
-      for (const outcome of settled) {
-        const slot = this.messages.push(outcome.message) - 1;
-        if (outcome.pending === undefined) continue;
-        halted ??= [];
-        halted.push({ ...outcome.pending, slot });
-      }
+      // A durable run writes the turn before its calls start, so a worker that takes it over
+      // knows which calls were in flight.
+      if (this.journal !== undefined) await this.journal.step(this.checkpoint([]));
+      const halted = await this.settleTurn(assistant, undefined);
       if (halted !== undefined) return this.halt(halted);
     }
   }
 
-  /** Continue from a claimed checkpoint with the given answers (already validated). */
-  async resume(checkpoint: Checkpoint, answers: ReadonlyMap<string, Answer>): Promise<RunResult> {
-    const outcomes = await Promise.all(
-      checkpoint.pending.map(async (waiting): Promise<PendingCall | undefined> => {
-        const given = answers.get(waiting.request.id);
-        const expired = isExpired(waiting.deadline ?? waiting.request.expiresAt);
-        if (given === undefined && !expired) return waiting;
-        const answer: Answer = expired
-          ? { id: waiting.request.id, ok: false, reason: "expired" }
-          : (given as Answer);
-        const { call, messageId } = this.findCall(waiting.callId);
-        const tool = this.config.tools.get(waiting.tool) as Tool;
-        if (this.listening) {
-          this.emit({ type: "tool_call", call, messageId, ctx: this.context(call, messageId) });
-        }
-        const settled = await this.afterAnswer(
-          call,
-          tool,
-          waiting.args,
-          messageId,
-          waiting.request,
-          waiting.approval,
-          answer,
+  /**
+   * Runs the calls of a turn (skipping those already journaled), then appends their tool
+   * messages in call order. Returns the calls that halted, if any.
+   */
+  private async settleTurn(
+    assistant: AssistantMessage,
+    journaled: ReadonlyMap<string, JournalEntry> | undefined,
+  ): Promise<PendingCall[] | undefined> {
+    const calls = assistant.toolCalls!;
+    let settled: Settled[];
+    if (this.journal === undefined) {
+      settled =
+        calls.length === 1
+          ? [await settleCall(this, calls[0]!, assistant.id)]
+          : await Promise.all(calls.map((call) => settleCall(this, call, assistant.id)));
+    } else {
+      settled = await Promise.all(
+        calls.map((call) => {
+          const done = journaled?.get(call.id);
+          return done === undefined ? this.settleJournaled(call, assistant.id) : this.replay(done);
+        }),
+      );
+    }
+    let halted: PendingCall[] | undefined;
+    for (const outcome of settled) {
+      const slot = this.messages.push(outcome.message) - 1;
+      if (outcome.pending === undefined) continue;
+      halted ??= [];
+      halted.push({ ...outcome.pending, slot });
+    }
+    return halted;
+  }
+
+  /** A durable run's call: run it, then journal its outcome before the run moves on. */
+  private async settleJournaled(
+    call: ToolCall,
+    messageId: string,
+    answered?: string,
+  ): Promise<Settled> {
+    const settled = await settleCall(this, call, messageId);
+    await this.journalCall(call.id, settled, answered);
+    return settled;
+  }
+
+  private journalCall(
+    callId: string,
+    settled: Settled,
+    answered: string | undefined,
+  ): Promise<void> {
+    const entry: JournalEntry = {
+      callId,
+      message: settled.message,
+      record: settled.record ?? fallbackRecord(callId, settled.message),
+    };
+    if (settled.pending !== undefined) entry.pending = settled.pending;
+    if (answered !== undefined) entry.answered = answered;
+    return this.journal!.entry(entry);
+  }
+
+  /** A call whose outcome was journaled by an earlier worker: reuse it, never run it again. */
+  private replay(entry: JournalEntry): Settled {
+    this.records.push(entry.record);
+    const settled: Settled = { message: entry.message, record: entry.record };
+    if (entry.pending !== undefined) settled.pending = entry.pending;
+    return settled;
+  }
+
+  /**
+   * Continue a claimed durable run: reuse the journaled calls, apply recorded answers and
+   * expiries to a halted turn, run again the calls that were in flight, then loop on.
+   */
+  async continueFrom(claimed: ClaimedRun): Promise<RunResult> {
+    const { checkpoint } = claimed;
+    const journaled = new Map<string, JournalEntry>();
+    for (const entry of claimed.journal) journaled.set(entry.callId, entry);
+    // Each claim raises the lease token by one: the claims since this checkpoint was written
+    // bound how many times a call of it may have started.
+    const since = claimed.lease.token - (checkpoint.leaseToken ?? 0);
+    this.attempts = new Map();
+    if (checkpoint.pending.length > 0) {
+      const answers = new Map(claimed.answers.map((answer) => [answer.id, answer]));
+      return this.continueHalted(checkpoint.pending, journaled, answers, since);
+    }
+    const last = this.messages[this.messages.length - 1];
+    if (last?.role === "assistant" && last.toolCalls !== undefined && last.toolCalls.length > 0) {
+      // The turn was in flight: its unjournaled calls run again, one attempt further on.
+      for (const call of last.toolCalls) {
+        if (journaled.has(call.id)) continue;
+        if (call.argsError === undefined) this.toolFor(call.id, call.name);
+        this.attempts.set(call.id, since + 1);
+      }
+      const halted = await this.settleTurn(last, journaled);
+      if (halted !== undefined) return this.halt(halted);
+      return this.loop();
+    }
+    // The final turn was written (a conversation): only the end is left to do.
+    if (last?.role === "assistant") return this.finish({ status: "done" });
+    return this.loop();
+  }
+
+  private async continueHalted(
+    pending: readonly PendingCall[],
+    journaled: ReadonlyMap<string, JournalEntry>,
+    answers: ReadonlyMap<string, Answer>,
+    since: number,
+  ): Promise<RunResult> {
+    // Check every call that will run before running any, so a misconfigured worker changes nothing.
+    for (const waiting of pending) {
+      if (journaled.has(waiting.callId)) continue;
+      const tool = this.toolFor(waiting.request.id, waiting.tool);
+      if (fingerprint(tool.name, waiting.args) !== waiting.fingerprint) {
+        throw new CheckpointError(
+          waiting.request.id,
+          `the arguments stored for call ${waiting.callId} do not match its fingerprint; the checkpoint was altered`,
         );
+      }
+      this.findCall(waiting.callId);
+    }
+    const outcomes = await Promise.all(
+      pending.map(async (waiting): Promise<PendingCall | undefined> => {
+        const done = journaled.get(waiting.callId);
+        let settled: Settled;
+        if (done !== undefined) {
+          settled = this.replay(done);
+        } else {
+          const given = answers.get(waiting.request.id);
+          // An answer recorded in time wins over a deadline that passed since.
+          if (given === undefined && !isExpired(waiting.deadline ?? waiting.request.expiresAt)) {
+            return waiting;
+          }
+          const answer: Answer = given ?? { id: waiting.request.id, ok: false, reason: "expired" };
+          const { call, messageId } = this.findCall(waiting.callId);
+          const tool = this.config.tools.get(waiting.tool) as Tool;
+          this.attempts!.set(call.id, since);
+          if (this.listening) {
+            this.emit({
+              type: "tool_call",
+              call,
+              messageId,
+              ctx: this.context(call, messageId, answer),
+            });
+          }
+          settled = await afterAnswer(
+            this,
+            call,
+            tool,
+            waiting.args,
+            messageId,
+            waiting.request,
+            waiting.approval,
+            answer,
+          );
+          if (this.journal !== undefined)
+            await this.journalCall(call.id, settled, waiting.request.id);
+        }
         this.messages[waiting.slot] = settled.message;
         return settled.pending === undefined
           ? undefined
@@ -196,6 +373,18 @@ export class Run {
     return this.loop();
   }
 
+  /** The registered tool a stored call needs; a worker without it must not touch the run. */
+  private toolFor(requestOrCall: string, name: string): Tool {
+    const tool = this.config.tools.get(name);
+    if (tool === undefined) {
+      throw new CheckpointError(
+        requestOrCall,
+        `tool "${name}" is not registered with this client; register it to continue run ${this.runId}`,
+      );
+    }
+    return tool;
+  }
+
   private findCall(callId: string): { call: ToolCall; messageId: string } {
     for (let i = this.messages.length - 1; i >= 0; i--) {
       const message = this.messages[i]!;
@@ -203,11 +392,9 @@ export class Run {
       const call = message.toolCalls.find((candidate) => candidate.id === callId);
       if (call !== undefined) return { call, messageId: message.id };
     }
-    throw new RunError(
-      "checkpoint_invalid",
-      `tool call ${callId} is not in the transcript`,
-      this.messages,
-      this.runId,
+    throw new CheckpointError(
+      undefined,
+      `tool call ${callId} of run ${this.runId} is not in the transcript`,
     );
   }
 
@@ -279,7 +466,8 @@ export class Run {
       request = (await hooks.beforeModel(request, { turn })) ?? request;
 
     const left = this.clock.remaining();
-    let signal = this.signal;
+    const outer = this.signal;
+    let signal = outer;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let unlink: (() => void) | undefined;
     if (left !== undefined) {
@@ -288,20 +476,20 @@ export class Run {
         () => controller.abort(timeoutReason(Math.round(left))),
         Math.max(0, left),
       );
-      if (this.signal !== undefined) {
-        const forward = () => controller.abort(this.signal?.reason);
-        this.signal.addEventListener("abort", forward, { once: true });
-        unlink = () => this.signal?.removeEventListener("abort", forward);
+      if (outer !== undefined) {
+        const forward = () => controller.abort(outer.reason);
+        outer.addEventListener("abort", forward, { once: true });
+        unlink = () => outer.removeEventListener("abort", forward);
       }
       signal = controller.signal;
     }
-    if (this.signal?.aborted) throw this.cancelled();
+    if (outer?.aborted) throw this.cancelled();
 
     let response: ModelResponse;
     try {
       response = await this.generate(request, signal, turn);
     } catch (thrown) {
-      if (!this.signal?.aborted && signal?.aborted) return "timeout";
+      if (!outer?.aborted && signal?.aborted) return "timeout";
       throw this.modelFailed(thrown, turn);
     } finally {
       if (timer !== undefined) clearTimeout(timer);
@@ -358,495 +546,36 @@ export class Run {
     return final;
   }
 
-  /** The context of one call, without its budget (set per attempt). */
-  private context(call: ToolCall, messageId: string, answer?: Answer): ToolContext {
-    return this.fill({ messageId, callId: call.id }, answer);
-  }
-
-  /** Fills in the fields a call's context gets from the run. */
-  private fill<T extends ToolContext>(ctx: T, answer: Answer | undefined): T {
-    if (this.sessionId !== undefined) ctx.sessionId = this.sessionId;
-    if (this.config.agent !== undefined) ctx.agent = this.config.agent;
-    if (this.extra !== undefined) ctx.extra = this.extra;
-    if (answer !== undefined) ctx.answer = answer;
-    return ctx;
-  }
-
-  /**
-   * Run one call of a turn to its end: a result, or a suspension resolved or halted. The
-   * common call (no approval rule, no beforeTool hook, no budget, no run signal) goes through
-   * one small async frame; every other call through the general path.
-   */
-  private settleCall(call: ToolCall, messageId: string): Settled | Promise<Settled> {
-    if (this.listening) {
-      this.emit({ type: "tool_call", call, messageId, ctx: this.context(call, messageId) });
-    }
-    if (call.argsError !== undefined) {
-      return this.final(call, undefined, call.args, messageId, {
-        result: error(`invalid arguments for ${call.name}: ${call.argsError}`),
-        args: call.args,
-        timedOut: false,
-        durationMs: 0,
-      });
-    }
-    const tool = this.config.tools.get(call.name);
-    if (tool === undefined) {
-      return this.final(call, undefined, call.args, messageId, {
-        result: error(`unknown tool: ${call.name}`),
-        args: call.args,
-        timedOut: false,
-        durationMs: 0,
-      });
-    }
-    if (
-      tool.needsApproval === undefined &&
-      this.config.hooks.beforeTool === undefined &&
-      this.unstoppable(tool)
-    ) {
-      return this.settleDirect(call, tool, messageId);
-    }
-    return this.settleGeneral(call, tool, messageId);
-  }
-
-  private async settleDirect(call: ToolCall, tool: Tool, messageId: string): Promise<Settled> {
-    const ctx = this.fill(new CallContext(messageId, call.id), undefined);
-    const started = performance.now();
-    let result: ToolResult;
-    try {
-      result = checked(tool, await tool.execute(call.args, ctx));
-    } catch (thrown) {
-      result = error(messageOf(thrown));
-    }
-    const first = {
-      result,
-      args: call.args,
-      timedOut: false,
-      durationMs: performance.now() - started,
-    };
-    const request = pendingOf(result);
-    if (request === undefined) return this.final(call, tool, call.args, messageId, first);
-    return this.suspend(call, tool, call.args, messageId, request, false, first);
-  }
-
-  private async settleGeneral(call: ToolCall, tool: Tool, messageId: string): Promise<Settled> {
-    if (tool.needsApproval !== undefined && (await this.needsApproval(tool, call, messageId))) {
-      const request: Request = {
-        id: randomId("pnd"),
-        kind: "approval",
-        prompt: `Allow ${tool.name} to run with ${call.rawArgs || JSON.stringify(call.args)}?`,
-      };
-      return this.suspend(call, tool, call.args, messageId, request, true, undefined);
-    }
-    const first = await this.attempt(tool, call, call.args, messageId, undefined);
-    const request = pendingOf(first.result);
-    if (request === undefined) return this.final(call, tool, first.args, messageId, first);
-    return this.suspend(call, tool, first.args, messageId, request, false, first);
-  }
-
-  /** True when no budget and no run signal can stop a call of this tool. */
-  private unstoppable(tool: Tool): boolean {
-    return (
-      this.signal === undefined &&
-      tool.timeoutMs === undefined &&
-      this.config.toolTimeoutMs === undefined &&
-      this.config.timeoutMs === undefined
-    );
-  }
-
-  private async needsApproval(tool: Tool, call: ToolCall, messageId: string): Promise<boolean> {
-    const rule = tool.needsApproval;
-    if (rule === undefined || rule === false) return false;
-    if (rule === true) return true;
-    try {
-      return (await rule(call.args, this.context(call, messageId))) === true;
-    } catch {
-      // A broken approval rule must not let the tool run unchecked.
-      return true;
-    }
-  }
-
-  /** A suspension: ask `waitFor` in-process, or mark the call for a durable halt. */
-  private async suspend(
-    call: ToolCall,
-    tool: Tool,
-    args: Record<string, unknown>,
-    messageId: string,
-    request: Request,
-    approval: boolean,
-    attempt: Attempt | undefined,
-  ): Promise<Settled> {
-    if (this.listening) this.emit({ type: "pending", call, request });
-    if (this.config.waitFor === undefined) {
-      const output = attempt?.result.output ?? request.prompt;
-      const message: ToolMessage = {
-        role: "tool",
-        callId: call.id,
-        name: call.name,
-        content: output,
-        isError: true,
-      };
-      this.record(
-        call,
-        args,
-        attempt?.result ?? error(output, { pending: request }),
-        "pending",
-        attempt,
-      );
-      const deadline = this.deadlineOf(request);
-      const pending: Omit<PendingCall, "slot"> = {
-        request,
-        callId: call.id,
-        tool: tool.name,
-        args,
-        fingerprint: fingerprint(tool.name, args),
-        approval,
-      };
-      if (deadline !== undefined) pending.deadline = deadline;
-      return { message, pending };
-    }
-    const answer = await this.wait(call, tool, request);
-    if (!("ok" in answer)) {
-      return this.final(call, tool, args, messageId, {
-        result: error(answer.problem),
-        args,
-        timedOut: false,
-        durationMs: 0,
-      });
-    }
-    return this.afterAnswer(call, tool, args, messageId, request, approval, answer);
-  }
-
-  /** The human's deadline for a request: its own `expiresAt` or the client's wait limit. */
-  private deadlineOf(request: Request): string | undefined {
-    const { waitTimeoutMs } = this.config;
-    const own = request.expiresAt === undefined ? undefined : Date.parse(request.expiresAt);
-    const limit = waitTimeoutMs === undefined ? undefined : Date.now() + waitTimeoutMs;
-    const deadline = smallest(own, limit);
-    return deadline === undefined ? undefined : new Date(deadline).toISOString();
-  }
-
-  /** Ask `waitFor`, bounded by the human's own limit. The run's clocks are paused meanwhile. */
-  private async wait(
-    call: ToolCall,
-    tool: Tool,
-    request: Request,
-  ): Promise<Answer | { problem: string }> {
-    const waitFor = this.config.waitFor!;
-    const expired: Answer = { id: request.id, ok: false, reason: "expired" };
-    // A request already past its own expiresAt is not shown to anyone.
-    if (isExpired(request.expiresAt)) return expired;
-    if (this.signal?.aborted) throw this.cancelled();
-    // The wait limit starts now, when the human is asked.
-    const limitMs = smallest(
-      request.expiresAt === undefined ? undefined : Date.parse(request.expiresAt) - Date.now(),
-      this.config.waitTimeoutMs,
-    );
-
-    const controller = new AbortController();
-    const resumeClock = this.clock.pause();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let unlink: (() => void) | undefined;
-    try {
-      const outcome = await new Promise<unknown>((resolve, reject) => {
-        if (limitMs !== undefined) {
-          timer = setTimeout(() => {
-            controller.abort(new DOMException("the wait for an answer expired", "TimeoutError"));
-            resolve(expired);
-          }, limitMs);
-        }
-        if (this.signal !== undefined) {
-          const onAbort = () => {
-            controller.abort(this.signal?.reason);
-            resolve(CANCELLED);
-          };
-          this.signal.addEventListener("abort", onAbort, { once: true });
-          unlink = () => this.signal?.removeEventListener("abort", onAbort);
-        }
-        Promise.resolve()
-          .then(() =>
-            waitFor(request, {
-              call,
-              tool: tool.name,
-              signal: controller.signal,
-              sessionId: this.sessionId,
-              agent: this.config.agent,
-            }),
-          )
-          .then(resolve, reject);
-      });
-      if (outcome === CANCELLED) throw this.cancelled();
-      const answer = parseAnswer(outcome);
-      if (answer.id !== request.id) {
-        return { problem: `waitFor answered request "${answer.id}" but was asked "${request.id}"` };
-      }
-      return answer;
-    } catch (thrown) {
-      if (thrown instanceof RunCancelledError) throw thrown;
-      return { problem: `waitFor failed for "${request.prompt}": ${messageOf(thrown)}` };
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-      unlink?.();
-      resumeClock();
-    }
-  }
-
-  /** The second half of a suspension: run again with the answer, or report the refusal. */
-  private async afterAnswer(
-    call: ToolCall,
-    tool: Tool,
-    args: Record<string, unknown>,
-    messageId: string,
-    request: Request,
-    approval: boolean,
-    answer: Answer,
-  ): Promise<Settled> {
-    if (!answer.ok) {
-      return this.final(call, tool, args, messageId, {
-        result: error(`declined/expired: ${request.prompt}`, { answer }),
-        args,
-        timedOut: false,
-        durationMs: 0,
-      });
-    }
-    const again = await this.attempt(tool, call, args, messageId, answer);
-    const next = pendingOf(again.result);
-    if (next === undefined) return this.final(call, tool, again.args, messageId, again);
-    // After an approval the tool ran for the first time, so its own question is a new suspension.
-    if (approval) return this.suspend(call, tool, again.args, messageId, next, false, again);
-    // Never loop on the same call: a second suspension on the re-execution is an error.
-    return this.final(call, tool, again.args, messageId, {
-      ...again,
-      result: error(`unresolved: ${next.prompt}`),
-    });
-  }
-
-  /** `beforeTool`, then the tool itself within its budget. */
-  private attempt(
-    tool: Tool,
-    call: ToolCall,
-    args: Record<string, unknown>,
-    messageId: string,
-    answer: Answer | undefined,
-  ): Promise<Attempt> {
-    const ctx = this.fill(new CallContext(messageId, call.id), answer);
-    const { beforeTool } = this.config.hooks;
-    if (beforeTool === undefined) return this.execute(tool, args, ctx);
-    return this.hookedAttempt(beforeTool, tool, call, args, ctx);
-  }
-
-  /** `beforeTool` may rewrite the arguments, answer in the tool's place, or let it run. */
-  private async hookedAttempt(
-    beforeTool: NonNullable<Hooks["beforeTool"]>,
-    tool: Tool,
-    call: ToolCall,
-    givenArgs: Record<string, unknown>,
-    ctx: CallContext,
-  ): Promise<Attempt> {
-    let args = givenArgs;
-    let decision: unknown;
-    try {
-      decision = await beforeTool({ call, tool, args, ctx });
-    } catch (thrown) {
-      return {
-        result: error(`beforeTool hook failed: ${messageOf(thrown)}`),
-        args,
-        timedOut: false,
-        durationMs: 0,
-      };
-    }
-    if (isToolResult(decision)) return { result: decision, args, timedOut: false, durationMs: 0 };
-    if (typeof decision === "object" && decision !== null) {
-      const { result, args: rewritten } = decision as { result?: unknown; args?: unknown };
-      if (isToolResult(result)) return { result, args, timedOut: false, durationMs: 0 };
-      if (typeof rewritten === "object" && rewritten !== null)
-        args = rewritten as Record<string, unknown>;
-    }
-    return this.execute(tool, args, ctx);
-  }
-
-  /**
-   * Run the tool with its budget enforced: at the deadline the result is a timeout, whatever
-   * the tool does. Not async itself: a call that nothing can stop takes a small async frame,
-   * and only a call with a budget or a run signal pays for the race.
-   */
-  private execute(tool: Tool, args: Record<string, unknown>, ctx: CallContext): Promise<Attempt> {
-    if (this.signal?.aborted) return Promise.reject(this.cancelled());
-    const left = this.clock.remaining();
-    const raw = smallest(
-      tool.timeoutMs,
-      this.config.toolTimeoutMs,
-      left === undefined ? undefined : Math.max(0, left),
-    );
-    const budget = raw === undefined ? undefined : Math.max(0, Math.round(raw));
-    if (budget === undefined && this.signal === undefined) return unbounded(tool, args, ctx);
-    return this.bounded(tool, args, ctx, budget, left);
-  }
-
-  private async bounded(
-    tool: Tool,
-    args: Record<string, unknown>,
-    ctx: CallContext,
-    budget: number | undefined,
-    left: number | undefined,
-  ): Promise<Attempt> {
-    if (budget !== undefined) ctx.timeout = budget;
-    const started = performance.now();
-    const work = invoke(tool, args, ctx);
-
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let unlink: (() => void) | undefined;
-    const stop = new Promise<"timeout" | typeof CANCELLED>((resolve) => {
-      if (budget !== undefined) {
-        timer = setTimeout(() => {
-          stopCall(ctx, timeoutReason(budget));
-          resolve("timeout");
-        }, budget);
-      }
-      if (this.signal !== undefined) {
-        const onAbort = () => {
-          stopCall(ctx, this.signal?.reason);
-          resolve(CANCELLED);
-        };
-        this.signal.addEventListener("abort", onAbort, { once: true });
-        unlink = () => this.signal?.removeEventListener("abort", onAbort);
-      }
-    });
-    try {
-      const winner = await Promise.race([work, stop]);
-      const durationMs = performance.now() - started;
-      if (winner === CANCELLED) throw this.cancelled();
-      if (winner === "timeout") {
-        if (left !== undefined && budget === Math.max(0, Math.round(left))) this.outOfTime = true;
-        // The tool may still finish later; its result is dropped.
-        return { result: error(`timed out after ${budget}ms`), args, timedOut: true, durationMs };
-      }
-      return { result: winner, args, timedOut: false, durationMs };
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-      unlink?.();
-    }
-  }
-
-  /** A call's final result: through `afterTool`, into the record and the transcript. */
-  private final(
-    call: ToolCall,
-    tool: Tool | undefined,
-    args: Record<string, unknown>,
-    messageId: string,
-    attempt: Attempt,
-  ): Settled | Promise<Settled> {
-    const { afterTool } = this.config.hooks;
-    if (afterTool === undefined) return this.settled(call, args, attempt.result, attempt);
-    return this.afterTool(afterTool, call, tool, args, messageId, attempt);
-  }
-
-  /** `afterTool` may replace the result; a throw becomes an error result. */
-  private async afterTool(
-    afterTool: NonNullable<Hooks["afterTool"]>,
-    call: ToolCall,
-    tool: Tool | undefined,
-    args: Record<string, unknown>,
-    messageId: string,
-    attempt: Attempt,
-  ): Promise<Settled> {
-    let result = attempt.result;
-    try {
-      const replaced = await afterTool({
-        call,
-        tool,
-        args,
-        result,
-        ctx: this.context(call, messageId),
-      });
-      if (isToolResult(replaced)) result = replaced;
-    } catch (thrown) {
-      result = error(`afterTool hook failed: ${messageOf(thrown)}`);
-    }
-    return this.settled(call, args, result, attempt);
-  }
-
-  /** Records the call's final result and makes its tool message. */
-  private settled(
-    call: ToolCall,
-    args: Record<string, unknown>,
-    result: ToolResult,
-    attempt: Attempt,
-  ): Settled {
-    this.record(call, args, result, result.isError ? "error" : "ok", attempt);
-    return {
-      message: {
-        role: "tool",
-        callId: call.id,
-        name: call.name,
-        content: result.output,
-        isError: result.isError,
-      },
-    };
-  }
-
-  private record(
-    call: ToolCall,
-    args: Record<string, unknown>,
-    result: ToolResult,
-    status: ToolCallRecord["status"],
-    attempt: Attempt | undefined,
-  ): void {
-    const record: ToolCallRecord = {
-      id: call.id,
-      name: call.name,
-      args,
-      result,
-      status,
-      timedOut: attempt?.timedOut ?? false,
-      durationMs: attempt?.durationMs ?? 0,
-    };
-    this.records.push(record);
-    if (!this.listening) return;
-    this.emit({
-      type: "tool_result",
-      call,
-      record,
-      isError: status === "error",
-      pending: status === "pending",
-    });
-  }
-
   /** Save a checkpoint, then report the halt. */
   private async halt(calls: PendingCall[]): Promise<RunResult> {
-    const checkpoint: Checkpoint = {
-      version: CHECKPOINT_VERSION,
-      id: loopId("ckp"),
-      runId: this.runId,
-      createdAt: new Date().toISOString(),
-      messages: this.messages,
-      pending: calls,
-      turns: this.turns,
-      usage: this.usage,
-    };
-    if (this.sessionId !== undefined) checkpoint.sessionId = this.sessionId;
-    if (this.config.agent !== undefined) checkpoint.agent = this.config.agent;
-    if (this.runExtra !== undefined && serialisable(this.runExtra))
-      checkpoint.extra = this.runExtra;
-    if (this.conversation) checkpoint.conversation = true;
+    const checkpoint = this.checkpoint(calls);
+    const state =
+      this.journal !== undefined
+        ? await this.journal.halt(checkpoint)
+        : await this.storeWrite("save the checkpoint of", () => this.config.runs.halt(checkpoint));
+    if (state === "ready") this.readyAfterHalt = true;
+    const pendings = calls.map((call) => call.request);
+    const first = pendings[0]!;
+    const result: RunResult = this.withBase(
+      { status: "pending", pending: first, pendings },
+      first.prompt,
+    );
+    if (this.listening) this.emit({ type: "done", result });
+    return result;
+  }
+
+  private async storeWrite<T>(what: string, write: () => T | Promise<T>): Promise<T> {
     try {
-      await this.config.suspensions.save(checkpoint);
+      return await write();
     } catch (thrown) {
       throw new RunError(
         "store_failed",
-        `could not save the checkpoint of run ${this.runId}: ${messageOf(thrown)}`,
+        `could not ${what} run ${this.runId}: ${messageOf(thrown)}`,
         this.messages,
         this.runId,
         thrown,
       );
     }
-    const pendings = calls.map((call) => call.request);
-    const first = pendings[0]!;
-    const result: RunResult = this.withBase(
-      { status: "pending", pending: first, pendings, checkpointId: checkpoint.id },
-      first.prompt,
-    );
-    if (this.listening) this.emit({ type: "done", result });
-    return result;
   }
 
   /**
@@ -877,64 +606,54 @@ export class Run {
         break;
       }
     }
-    const result: RunResult = this.withBase(
+    const result = this.withBase(
       end.status === "done" ? { status: "done" } : { status: "incomplete", limit: end.limit },
       text,
-    );
-    if (this.conversation && this.sessionId !== undefined) {
-      return this.saveThenEnd(this.sessionId, result);
+    ) as FinishedResult;
+    if ((this.conversation && this.sessionId !== undefined) || this.journal !== undefined) {
+      return this.saveThenEnd(result);
     }
     if (this.listening) this.emit({ type: "done", result });
     return result;
   }
 
-  /** `ask`: save the session's transcript before reporting the end. */
-  private async saveThenEnd(sessionId: string, result: RunResult): Promise<RunResult> {
-    try {
-      await this.config.conversations.save(sessionId, this.messages);
-    } catch (thrown) {
-      throw new RunError(
-        "store_failed",
-        `could not save the conversation of session ${sessionId}: ${messageOf(thrown)}`,
-        this.messages,
-        this.runId,
-        thrown,
-      );
+  /** `ask` saves the session's transcript, a durable run its result, before reporting the end. */
+  private async saveThenEnd(result: FinishedResult): Promise<RunResult> {
+    const { sessionId } = this;
+    if (this.conversation && sessionId !== undefined) {
+      // A durable conversation writes its final turn first, so a takeover does not ask the
+      // model again for an answer the conversation may already hold.
+      if (this.journal !== undefined && result.status === "done")
+        await this.journal.step(this.checkpoint([]));
+      try {
+        await this.config.conversations.save(sessionId, this.messages);
+      } catch (thrown) {
+        throw new RunError(
+          "store_failed",
+          `could not save the conversation of session ${sessionId}: ${messageOf(thrown)}`,
+          this.messages,
+          this.runId,
+          thrown,
+        );
+      }
     }
+    if (this.journal !== undefined) await this.journal.finish({ state: "done", result });
     if (this.listening) this.emit({ type: "done", result });
     return result;
   }
 }
 
-/** A call nothing can stop: await the tool, without racing it. */
-async function unbounded(
-  tool: Tool,
-  args: Record<string, unknown>,
-  ctx: ToolContext,
-): Promise<Attempt> {
-  const started = performance.now();
-  const result = await invoke(tool, args, ctx);
-  return { result, args, timedOut: false, durationMs: performance.now() - started };
-}
-
-/** Calls the tool; a throw, a rejection or a value that is not a ToolResult becomes an error result. */
-async function invoke(
-  tool: Tool,
-  args: Record<string, unknown>,
-  ctx: ToolContext,
-): Promise<ToolResult> {
-  try {
-    return checked(tool, await tool.execute(args, ctx));
-  } catch (thrown) {
-    return error(messageOf(thrown));
-  }
-}
-
-/** A tool's return value, or an error result when it is not a ToolResult. */
-function checked(tool: Tool, value: unknown): ToolResult {
-  return isToolResult(value)
-    ? value
-    : error(`tool ${tool.name} returned ${describe(value)} instead of a ToolResult`);
+/** A record for a journal entry whose call left none (it cannot happen today; kept total). */
+function fallbackRecord(callId: string, message: ToolMessage): ToolCallRecord {
+  return {
+    id: callId,
+    name: message.name,
+    args: {},
+    result: { output: message.content, isError: message.isError },
+    status: message.isError ? "error" : "ok",
+    timedOut: false,
+    durationMs: 0,
+  };
 }
 
 function serialisable(value: unknown): boolean {
@@ -952,14 +671,29 @@ export function freshStart(
   messages: Message[],
   runExtra: Record<string, unknown> | undefined,
   conversation: boolean,
+  runId?: string,
 ): RunStart {
   return {
-    runId: loopId("run"),
+    runId: runId ?? loopId("run"),
     sessionId,
     messages,
     turns: 0,
     usage: emptyUsage(),
     runExtra,
     conversation,
+  };
+}
+
+/** The starting state of a run restored from a checkpoint. */
+export function restoredStart(checkpoint: Checkpoint): RunStart {
+  return {
+    runId: checkpoint.runId,
+    sessionId: checkpoint.sessionId,
+    messages: checkpoint.messages,
+    turns: checkpoint.turns,
+    usage: checkpoint.usage,
+    runExtra: checkpoint.extra,
+    conversation: checkpoint.conversation === true,
+    createdAt: checkpoint.createdAt,
   };
 }

@@ -1,5 +1,6 @@
 import type {
   Answer,
+  AnswerReceipt,
   AssistantMessage,
   ConversationStore,
   Message,
@@ -7,12 +8,24 @@ import type {
   ModelRequest,
   ModelResponse,
   Request,
-  SuspensionStore,
+  RunInfo,
+  RunResult,
+  RunStore,
   Tool,
   ToolCall,
+  ToolCallRecord,
   ToolContext,
   ToolResult,
   Usage,
+} from "@toolnexus/core";
+import type { WorkOptions, WorkSummary } from "./worker.js";
+
+export type {
+  DoneResult,
+  IncompleteResult,
+  PendingResult,
+  RunResult,
+  ToolCallRecord,
 } from "@toolnexus/core";
 
 /** What `waitFor` gets besides the Request: the call that raised it and the run's signal. */
@@ -93,8 +106,19 @@ export interface ClientOptions {
   waitTimeoutMs?: number;
   /** Resolve suspensions in-process. Without it, a suspension halts the run durably. */
   waitFor?: WaitFor;
-  /** Where halted runs wait. Default: in memory (lost when the process exits). */
-  suspensions?: SuspensionStore;
+  /**
+   * Where durable runs live: halted runs, recorded answers, leases, the journal, results.
+   * Default: in memory (lost when the process exits); `@toolnexus/store-sqlite` keeps them in a
+   * file any process on the machine can share.
+   */
+  runs?: RunStore;
+  /**
+   * How long a worker's hold on a durable run lasts without renewal, in ms (renewed every third
+   * of it while the run works). After a crash, the run is taken over once it runs out. Default 30000.
+   */
+  leaseMs?: number;
+  /** Who this client is when it holds leases (shown by `getRun` as `owner`). Default: host/pid/random. */
+  owner?: string;
   /** Where `ask` keeps transcripts. Default: in memory. */
   conversations?: ConversationStore;
   hooks?: Hooks;
@@ -114,66 +138,26 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Run-level host state, merged over the client's `extra`. */
   extra?: Record<string, unknown>;
+  /**
+   * Your own id for the run (a queue message's id, say), instead of a generated one. A durable
+   * start with an id the store already has throws a `ToolnexusError` with code `run_exists`, so
+   * a redelivered message never starts the same run twice.
+   */
+  runId?: string;
+  /**
+   * Make the run durable from its first turn: every model turn and tool result is written to
+   * the `runs` store before the run moves on, under a lease; if this process dies, any worker
+   * (`client.work`) takes the run over from its last step. Without it, a run becomes durable
+   * when it halts for a human.
+   */
+  durable?: boolean;
 }
 
-/** Options of {@link Client.resume}. */
+/** Options of {@link Client.resume} and {@link Client.continueRun}. */
 export interface ResumeOptions {
+  /** Stops the run here; it is given back `ready` for any worker, nothing lost. */
   signal?: AbortSignal;
 }
-
-/** One tool call as the run saw it. `status: "pending"` marks a suspension, not an error. */
-export interface ToolCallRecord {
-  id: string;
-  name: string;
-  args: Record<string, unknown>;
-  result: ToolResult;
-  status: "ok" | "error" | "pending";
-  /** True when the loop stopped the call at its budget. */
-  timedOut: boolean;
-  /** The tool's own working time, excluding any wait for a human. */
-  durationMs: number;
-}
-
-interface RunResultBase {
-  /** The final answer (done), the first pending prompt (pending), or the last text (incomplete). */
-  text: string;
-  /** The whole transcript, balanced: one tool message per tool call. */
-  messages: Message[];
-  /** Calls run by this run or resume, in the order they finished being recorded. */
-  toolCalls: ToolCallRecord[];
-  /** Model calls made so far in this run, resumes included. */
-  turns: number;
-  usage: Usage;
-  /** The model's id. */
-  model: string;
-  runId: string;
-  sessionId: string | undefined;
-}
-
-/** The model answered without asking for more tools. */
-export interface DoneResult extends RunResultBase {
-  status: "done";
-}
-
-/** The run halted for a human; resume it with `client.resume(answer)`. */
-export interface PendingResult extends RunResultBase {
-  status: "pending";
-  /** The first suspended call's Request, in tool-call order. */
-  pending: Request;
-  /** Every Request the halted turn waits for. */
-  pendings: Request[];
-  /** The stored checkpoint's id. */
-  checkpointId: string;
-}
-
-/** A limit stopped the run before the model answered. */
-export interface IncompleteResult extends RunResultBase {
-  status: "incomplete";
-  limit: "maxTurns" | "timeout";
-}
-
-/** What `run`, `ask` and `resume` return; `switch` on `status`. */
-export type RunResult = DoneResult | PendingResult | IncompleteResult;
 
 /** Everything that happens in a run, in order. `switch` on `type`. */
 export type RunEvent =
@@ -197,10 +181,28 @@ export interface Client {
   run(prompt: string, options?: RunOptions): Promise<RunResult>;
   /** The same run as a stream of events; the last one is `done` with the RunResult. */
   stream(prompt: string, options?: RunOptions): AsyncIterable<RunEvent>;
-  /** Continue a halted run with one Answer or several (for calls of the same halted turn). */
+  /**
+   * Record one Answer or several (of the same halted run), then continue the run here and
+   * return where it ends. When another worker holds the run, waits for it and returns its
+   * outcome. Answers already recorded are not an error (the same answer twice is a no-op).
+   */
   resume(answer: Answer | readonly Answer[], options?: ResumeOptions): Promise<RunResult>;
+  /**
+   * Record a human's answer without running anything (milliseconds; for a web handler). A
+   * worker (`work`) or `continueRun` continues the run.
+   */
+  answer(answer: Answer): Promise<AnswerReceipt>;
+  /**
+   * Continue the durable run `runId` here: one that is ready (answered, or given back after an
+   * error), expired, failed, or whose worker died. Journaled calls never run again.
+   */
+  continueRun(runId: string, options?: ResumeOptions): Promise<RunResult>;
+  /** A durable run's state, requests, last error and (when done) result. */
+  getRun(runId: string): Promise<RunInfo | undefined>;
+  /** Continue runs from the store until `signal` aborts (a worker). */
+  work(options: WorkOptions): Promise<WorkSummary>;
   /** `run` that loads and saves the session's transcript, so the next `ask` continues it. */
   ask(prompt: string, options?: RunOptions): Promise<RunResult>;
-  readonly suspensions: SuspensionStore;
+  readonly runs: RunStore;
   readonly conversations: ConversationStore;
 }

@@ -17,6 +17,17 @@ export interface ToolContext {
   agent?: string;
   /** This tool call: the provider's id, or one the loop generated (unique within the run). */
   callId?: string;
+  /**
+   * The run this call belongs to. `runId` + `callId` is the idempotency key of a side effect:
+   * when a worker dies mid-call, the call runs again with the same pair and a higher `attempt`.
+   */
+  runId?: string;
+  /**
+   * Which execution of this call this is: 1 the first time it runs (and again 1 the first time
+   * it runs with a human's answer); 2 or more when a durable run was taken over after its
+   * worker died, meaning an earlier execution may have started and its result was not journaled.
+   */
+  attempt?: number;
   /** Host-supplied state, passed through untouched (client-level merged with run-level). */
   extra?: Record<string, unknown>;
   /** Present only on the re-execution after a suspension this call raised was answered. */

@@ -26,30 +26,65 @@ export class WireFormatError extends ToolnexusError {
   }
 }
 
-/** Thrown when an Answer's id matches no halted run waiting for it. Nothing was changed. */
+/** Cuts an id for a message: a huge id must not make a huge error. */
+export function shortId(id: string): string {
+  const text = String(id);
+  return text.length <= 80 ? text : `${text.slice(0, 60)}…(${text.length} chars)`;
+}
+
+/** Thrown when an Answer's id matches no request of any stored run. Nothing was changed. */
 export class SuspensionNotFoundError extends ToolnexusError {
   readonly requestId: string;
   constructor(requestId: string, detail?: string) {
     super(
       "suspension_not_found",
-      `no pending request with id "${requestId}"${detail ? `: ${detail}` : ""}; check the Answer's id against the Request the run returned`,
+      `no request with id "${shortId(requestId)}"${detail ? `: ${detail}` : ""}; check the Answer's id against the Request the run returned`,
     );
     this.requestId = requestId;
   }
 }
 
 /**
- * Thrown when a request was already resumed (possibly by another process). Resuming is
- * exactly-once: the tool behind the request will not run again.
+ * Thrown when an answer cannot be recorded: the request already has a different answer, or
+ * its deadline passed (the run continues as if it were declined). The same answer twice is
+ * not an error. Nothing was changed.
  */
-export class AlreadyResumedError extends ToolnexusError {
+export class AnswerConflictError extends ToolnexusError {
   readonly requestId: string;
-  constructor(requestId: string) {
+  readonly reason: "answered" | "expired";
+  constructor(requestId: string, reason: "answered" | "expired", detail?: string) {
     super(
-      "already_resumed",
-      `request "${requestId}" was already resumed; a request can be answered only once`,
+      "answer_conflict",
+      reason === "answered"
+        ? `request "${shortId(requestId)}" already has a different answer; an answer cannot be changed once recorded`
+        : `request "${shortId(requestId)}" expired${detail ? ` at ${detail}` : ""}; its run continues as if it were declined`,
     );
     this.requestId = requestId;
+    this.reason = reason;
+  }
+}
+
+/** Thrown when no stored run has this id. */
+export class RunNotFoundError extends ToolnexusError {
+  readonly runId: string;
+  constructor(runId: string) {
+    super("run_not_found", `no durable run with id "${shortId(runId)}" is in the store`);
+    this.runId = runId;
+  }
+}
+
+/**
+ * Thrown by a store when a worker writes with a lease it no longer holds: the lease ran out
+ * and another worker took the run over. The worker must stop working on the run.
+ */
+export class LeaseLostError extends ToolnexusError {
+  readonly runId: string;
+  constructor(runId: string, detail?: string) {
+    super(
+      "lease_lost",
+      `the lease on run "${shortId(runId)}" was lost${detail ? ` (${detail})` : ""}; another worker has taken the run over`,
+    );
+    this.runId = runId;
   }
 }
 
@@ -64,7 +99,7 @@ export class CheckpointError extends ToolnexusError {
       "checkpoint_invalid",
       requestId === undefined
         ? `invalid checkpoint: ${problem}`
-        : `checkpoint for request "${requestId}" cannot be resumed: ${problem}`,
+        : `checkpoint for request "${shortId(requestId)}" cannot be resumed: ${problem}`,
       options,
     );
     this.requestId = requestId;

@@ -1,7 +1,11 @@
+export type { Checkpoint, JournalEntry, PendingCall } from "./checkpoint.js";
+export { assertCheckpoint, assertJournalEntry, CHECKPOINT_VERSION } from "./checkpoint.js";
 export type { ToolContext } from "./context.js";
 export {
-  AlreadyResumedError,
+  AnswerConflictError,
   CheckpointError,
+  LeaseLostError,
+  RunNotFoundError,
   SuspensionNotFoundError,
   ToolnexusError,
   WireFormatError,
@@ -29,16 +33,31 @@ export { authRequired, isPending, pending, pendingOf } from "./pending.js";
 export type { ToolResult } from "./result.js";
 export { error, isToolResult, ok } from "./result.js";
 export type {
+  DoneResult,
+  FinishedResult,
+  IncompleteResult,
+  PendingResult,
+  RunResult,
+  ToolCallRecord,
+} from "./run-result.js";
+export type {
+  AnswerReceipt,
   Awaitable,
-  Checkpoint,
+  ClaimedRun,
+  ClaimOptions,
   ConversationStore,
-  PendingCall,
+  Lease,
+  PruneOptions,
+  RequestInfo,
+  RequestState,
+  RunErrorInfo,
+  RunInfo,
+  RunOutcome,
+  RunState,
+  RunStore,
   SuspensionFilter,
-  SuspensionState,
-  SuspensionStore,
   SuspensionSummary,
 } from "./stores.js";
-export { assertCheckpoint, CHECKPOINT_VERSION } from "./stores.js";
 export type { JSONSchema, Tool, ToolSource, ToolSpec } from "./tool.js";
 export { sanitize } from "./tool.js";
 export type { Answer, AnswerReason, Request, RequestKind } from "./wire.js";

@@ -1,7 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CheckpointError } from "./errors.js";
 import { addUsage, emptyUsage, toolCall } from "./messages.js";
-import { assertCheckpoint, CHECKPOINT_VERSION } from "./stores.js";
 
 describe("toolCall()", () => {
   it("parses a JSON object and keeps the raw text", () => {
@@ -32,49 +30,5 @@ describe("usage", () => {
       totalTokens: 10,
     });
     expect(addUsage(one, undefined)).toBe(one);
-  });
-});
-
-describe("assertCheckpoint()", () => {
-  const valid = {
-    version: CHECKPOINT_VERSION,
-    id: "ckp_1",
-    runId: "run_1",
-    createdAt: "2026-12-02T00:00:00.000Z",
-    messages: [],
-    pending: [
-      {
-        request: { id: "r1", kind: "input", prompt: "?" },
-        callId: "c1",
-        tool: "deploy",
-        args: {},
-        fingerprint: "f",
-        approval: false,
-        slot: 2,
-      },
-    ],
-    turns: 1,
-    usage: emptyUsage(),
-  };
-
-  it("accepts a checkpoint of this version", () => {
-    expect(() => assertCheckpoint(structuredClone(valid), "r1")).not.toThrow();
-  });
-
-  it("names the request and the problem for an old version or a corrupted value", () => {
-    expect(() => assertCheckpoint({ ...valid, version: 0 }, "r1")).toThrow(
-      'checkpoint for request "r1" cannot be resumed: it was written with checkpoint version 0, this release reads version 1',
-    );
-    expect(() => assertCheckpoint({ ...valid, messages: "x" }, "r1")).toThrow(CheckpointError);
-    expect(() => assertCheckpoint({ ...valid, pending: [{}] }, "r1")).toThrow(
-      'checkpoint for request "r1" cannot be resumed: a pending call is malformed',
-    );
-    expect(() => assertCheckpoint("garbage")).toThrow("invalid checkpoint: it is not an object");
-    expect(() => assertCheckpoint({ ...valid, createdAt: "yesterday" }, "r1")).toThrow(
-      'checkpoint for request "r1" cannot be resumed: its createdAt is not an ISO 8601 time',
-    );
-    const noKind = structuredClone(valid) as { pending: { request: Record<string, unknown> }[] };
-    delete noKind.pending[0]!.request.kind;
-    expect(() => assertCheckpoint(noKind, "r1")).toThrow("a pending call is malformed");
   });
 });

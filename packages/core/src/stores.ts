@@ -1,140 +1,227 @@
-import { CheckpointError } from "./errors.js";
-import type { Message, Usage } from "./messages.js";
-import type { Request } from "./wire.js";
+import type { Checkpoint, JournalEntry } from "./checkpoint.js";
+import type { Message } from "./messages.js";
+import type { FinishedResult } from "./run-result.js";
+import type { Answer, Request } from "./wire.js";
 
 /** A value or a promise of it: stores may be synchronous (SQLite) or not (a network database). */
 export type Awaitable<T> = T | Promise<T>;
 
-/** The checkpoint format version this release writes and reads. */
-export const CHECKPOINT_VERSION = 1;
-
-/** One suspended call of a halted turn: what it waits for and exactly which call to re-run. */
-export interface PendingCall {
-  request: Request;
-  /** The tool call's id in the halted assistant turn. */
-  callId: string;
-  /** The tool to re-execute. */
-  tool: string;
-  /** The arguments to re-execute with (after any `beforeTool` rewrite). */
-  args: Record<string, unknown>;
-  /** A fingerprint of tool name and arguments; a resume refuses to run anything else. */
-  fingerprint: string;
-  /** True when the loop raised the request for `needsApproval` before the tool ever ran. */
-  approval: boolean;
-  /** Index in `Checkpoint.messages` of this call's placeholder tool message. */
-  slot: number;
-  /** When the human's time runs out (the Request's `expiresAt`, or the client's `waitTimeoutMs`). */
-  deadline?: string;
-}
+/**
+ * Where a durable run stands. Every state can be continued or read by a public call:
+ *
+ * - `waiting`: halted for answers; recording an answer makes it `ready`.
+ * - `ready`: can continue now (an answer arrived, or a worker gave it back after an error).
+ * - `running`: a worker holds its lease (`owner`, `leaseExpiresAt`); past the expiry any
+ *   worker may take it over.
+ * - `expired`: waiting, but a request's deadline passed; a worker continues it, the tool
+ *   seeing `{ ok: false, reason: "expired" }`.
+ * - `done`: finished; its result is kept until pruned.
+ * - `failed`: a worker gave up on it after repeated errors; the last error is kept, and
+ *   continuing it by id (`client.continueRun`) tries again.
+ */
+export type RunState = "waiting" | "ready" | "running" | "expired" | "done" | "failed";
 
 /**
- * A halted run, as plain JSON: everything a fresh process needs to resume it with only the
- * Answer. The transcript is balanced: every tool call of the halted turn has a tool message,
- * a placeholder (the Request's prompt) for each call still pending.
+ * Where one request of a halted run stands: `waiting` for an answer, `answered` (recorded, not
+ * yet applied), `applied` (the run used the answer), or `expired` (its deadline passed unanswered).
  */
-export interface Checkpoint {
-  version: typeof CHECKPOINT_VERSION;
-  /** Unique per halt; a run that halts again gets a new checkpoint. */
-  id: string;
+export type RequestState = "waiting" | "answered" | "applied" | "expired";
+
+/**
+ * A worker's hold on a run. Every write a worker makes passes it, and the store refuses the
+ * write (`LeaseLostError`) when the lease was taken over meanwhile: `token` grows with each
+ * claim, so a worker that was paused past its lease cannot overwrite its successor's work.
+ */
+export interface Lease {
   runId: string;
-  sessionId?: string;
-  agent?: string;
-  /** ISO time of the halt. */
-  createdAt: string;
-  messages: Message[];
-  /** The halted turn's suspended calls, in tool-call order. */
-  pending: PendingCall[];
-  /** Model turns used so far (counts against `maxTurns`). */
-  turns: number;
-  usage: Usage;
-  /** The run-level `extra`, restored on resume. */
-  extra?: Record<string, unknown>;
-  /** True when the run came from `client.ask`: the finished transcript is saved under `sessionId`. */
-  conversation?: boolean;
+  owner: string;
+  token: number;
+  /** Epoch milliseconds when the lease runs out unless renewed. */
+  expiresAt: number;
 }
 
-/** Where a suspension stands: waiting, taken by a resume, or past its deadline. */
-export type SuspensionState = "pending" | "resumed" | "expired";
+/** An error a run stopped on, as the store records it (no stack, no secrets). */
+export interface RunErrorInfo {
+  code: string;
+  message: string;
+  /** ISO time it happened. */
+  at: string;
+}
 
-/** One waiting (or finished) request as a host's inbox lists it. */
+/** What {@link RunStore.claim} hands a worker: everything needed to continue the run. */
+export interface ClaimedRun {
+  lease: Lease;
+  /** The state at the run's last step. */
+  checkpoint: Checkpoint;
+  /** Calls of the step in flight that finished after the checkpoint, in the order written. */
+  journal: JournalEntry[];
+  /** Recorded, not yet applied answers to the checkpoint's pending requests. */
+  answers: Answer[];
+  /** Why the run could be claimed. */
+  reason: "ready" | "expired" | "takeover" | "failed";
+  /** Errors recorded since the run last moved on. */
+  failures: number;
+  lastError?: RunErrorInfo;
+}
+
+/** Options of {@link RunStore.claim}. */
+export interface ClaimOptions {
+  /** Who takes the lease (a worker id). */
+  owner: string;
+  /** How long the lease lasts unless renewed, in ms. */
+  leaseMs: number;
+  /**
+   * Claim this run only (when it can be claimed now; `failed` runs too). Without it, the store
+   * picks the longest-waiting claimable run (`ready`, `expired`, or `running` with a lapsed
+   * lease), skipping `failed` runs and runs whose retry time has not come.
+   */
+  runId?: string;
+}
+
+/** What recording an answer did. */
+export interface AnswerReceipt {
+  runId: string;
+  requestId: string;
+  /** True when the same answer had been recorded before: nothing changed. */
+  duplicate: boolean;
+  /** The run's state after recording. */
+  state: RunState;
+}
+
+/** One request of a run, with its answer once recorded. */
+export interface RequestInfo {
+  request: Request;
+  runId: string;
+  state: RequestState;
+  answer?: Answer;
+  /** The effective deadline (`PendingCall.deadline`, else the Request's `expiresAt`). */
+  expiresAt?: string;
+}
+
+/** A durable run as a host reads it back by id. */
+export interface RunInfo {
+  runId: string;
+  state: RunState;
+  sessionId?: string;
+  agent?: string;
+  /** ISO times. */
+  createdAt: string;
+  updatedAt: string;
+  /** Set while `running`. */
+  owner?: string;
+  leaseExpiresAt?: string;
+  /** The requests of the current (or last) halt. */
+  requests: RequestInfo[];
+  /** The state at the last step; absent once `done`. */
+  checkpoint?: Checkpoint;
+  /** The result of a `done` run. */
+  result?: FinishedResult;
+  /** Errors recorded since the run last moved on, and the last one. */
+  failures: number;
+  lastError?: RunErrorInfo;
+}
+
+/** One request as a host's inbox lists it. */
 export interface SuspensionSummary {
   request: Request;
-  checkpointId: string;
   runId: string;
   sessionId?: string;
   agent?: string;
+  /** ISO time of the halt that raised it. */
   createdAt: string;
-  /** The effective deadline (see {@link PendingCall.deadline}). */
+  /** The effective deadline. */
   expiresAt?: string;
-  state: SuspensionState;
+  state: RequestState;
 }
 
-/** Filters for {@link SuspensionStore.list}; all given fields must match. */
+/** Filters for {@link RunStore.list}; all given fields must match. */
 export interface SuspensionFilter {
-  state?: SuspensionState;
+  state?: RequestState;
   sessionId?: string;
   kind?: string;
+  runId?: string;
+  /** At most this many summaries, newest first. */
+  limit?: number;
 }
 
-/**
- * Where halted runs wait for their answers. The client writes a checkpoint before `run`
- * returns `pending`, and `resume` claims it. Implement it for your own database; the client
- * ships an in-memory one and `@toolnexus/store-sqlite` a durable one.
- */
-export interface SuspensionStore {
-  /** Persist a halted run, indexed by each of its pending request ids. */
-  save(checkpoint: Checkpoint): Awaitable<void>;
-  /** The checkpoint waiting on `requestId`, without claiming it; `undefined` when none waits. */
-  get(requestId: string): Awaitable<Checkpoint | undefined>;
+/** What {@link RunStore.prune} removes. */
+export interface PruneOptions {
   /**
-   * Atomically take the checkpoint waiting on `requestId` and mark it `resumed`. Exactly one
-   * caller wins; the others get `AlreadyResumedError`. Unknown ids get `SuspensionNotFoundError`.
+   * Removes `done` and `failed` runs (with their requests and journals) that finished at or
+   * before this moment: a `Date` is that moment, a number an age in ms (`0`: every finished run).
    */
-  claim(requestId: string): Awaitable<Checkpoint>;
+  olderThan: Date | number;
+}
+
+/** How a run ends in the store. */
+export type RunOutcome =
+  | { state: "done"; result: FinishedResult }
+  | { state: "failed"; error: RunErrorInfo };
+
+/**
+ * Where durable runs live: their checkpoints, the journal of each step, the human's answers,
+ * the workers' leases and the results. The client ships an in-memory one,
+ * `@toolnexus/store-sqlite` a durable one; write your own against `@toolnexus/core/testing`'s
+ * contract suite.
+ *
+ * Recording an answer ({@link answer}) is separate from continuing the run ({@link claim}): a
+ * web handler records in milliseconds, a worker continues the run under a lease.
+ *
+ * A store copies what it is given before its first `await` (the loop keeps appending to the
+ * transcript it passes) and hands out copies that share nothing with its own data.
+ */
+export interface RunStore {
+  /**
+   * Stores a run that halted for answers. Without a lease the run is new to the store (a run
+   * that was not durable until it halted); with one, the lease is released. The run becomes
+   * `waiting`, or `ready` when one of its pending requests already has an answer recorded (an
+   * answer that arrived while the run was running). Each pending request is indexed by its id;
+   * requests answered by this step are marked `applied`. Clears the journal.
+   */
+  halt(checkpoint: Checkpoint, lease?: Lease): Awaitable<"waiting" | "ready">;
+  /** Creates a run that is durable from its first step, `running` under a new lease for `owner`. */
+  start(checkpoint: Checkpoint, owner: string, leaseMs: number): Awaitable<Lease>;
+  /** Replaces the run's checkpoint at a step and clears its journal. Refuses a lost lease. */
+  step(lease: Lease, checkpoint: Checkpoint): Awaitable<void>;
+  /** Appends one finished call to the journal of the step in flight. Refuses a lost lease. */
+  journal(lease: Lease, entry: JournalEntry): Awaitable<void>;
+  /** Extends the lease to now + `leaseMs`. Throws `LeaseLostError` when it was taken over. */
+  renew(lease: Lease, leaseMs: number): Awaitable<Lease>;
+  /**
+   * Gives a run back: it becomes `ready` (journal kept) for any worker. With an error, the error
+   * is recorded, `failures` counts it, and the run is not offered again before `retryAt`
+   * (epoch ms). Ignores a lost lease.
+   */
+  release(lease: Lease, error?: RunErrorInfo, retryAt?: number): Awaitable<void>;
+  /** Ends a run `done` with its result, or `failed`. Requests still open become `applied`. */
+  finish(lease: Lease, outcome: RunOutcome): Awaitable<void>;
+  /** Takes a lease on a run that can continue now; `undefined` when there is none. */
+  claim(options: ClaimOptions): Awaitable<ClaimedRun | undefined>;
+  /**
+   * Records a human's answer to a waiting request (validated with `parseAnswer`), and makes a
+   * `waiting` run `ready`. Idempotent: the same answer again is a `duplicate`. Throws
+   * `SuspensionNotFoundError` for an unknown id, `AnswerConflictError` for a different answer
+   * to an answered request or an answer after the deadline, `WireFormatError` for bad input.
+   */
+  answer(answer: Answer): Awaitable<AnswerReceipt>;
+  /** A run by id, or `undefined`. */
+  getRun(runId: string): Awaitable<RunInfo | undefined>;
+  /** A request by id (the newest run that raised it), or `undefined`. */
+  getRequest(requestId: string): Awaitable<RequestInfo | undefined>;
   /** Requests with their state, newest first, for an inbox or an admin page. */
   list(filter?: SuspensionFilter): Awaitable<SuspensionSummary[]>;
+  /** Deletes finished runs older than `olderThan`; returns how many runs were deleted. */
+  prune(options: PruneOptions): Awaitable<number>;
+  /**
+   * Optional: calls `onReady` soon after any run may have become claimable (an answer
+   * recorded, a run released), so a worker need not wait for its next poll. Returns an
+   * unsubscribe function.
+   */
+  subscribe?(onReady: () => void): () => void;
 }
 
 /** Where `client.ask` keeps each session's transcript between calls. */
 export interface ConversationStore {
   load(sessionId: string): Awaitable<Message[] | undefined>;
   save(sessionId: string, messages: readonly Message[]): Awaitable<void>;
-}
-
-/**
- * Checks that a value read back from storage is a checkpoint this release can resume, and
- * throws a {@link CheckpointError} naming the request and the problem when it is not.
- */
-export function assertCheckpoint(value: unknown, requestId?: string): asserts value is Checkpoint {
-  const fail = (problem: string): never => {
-    throw new CheckpointError(requestId, problem);
-  };
-  if (typeof value !== "object" || value === null) fail("it is not an object");
-  const c = value as Partial<Checkpoint>;
-  if (c.version !== CHECKPOINT_VERSION) {
-    fail(
-      `it was written with checkpoint version ${JSON.stringify(c.version)}, this release reads version ${CHECKPOINT_VERSION}`,
-    );
-  }
-  if (typeof c.id !== "string" || typeof c.runId !== "string") fail("its id or runId is missing");
-  if (typeof c.createdAt !== "string" || Number.isNaN(Date.parse(c.createdAt))) {
-    fail("its createdAt is not an ISO 8601 time");
-  }
-  if (!Array.isArray(c.messages)) fail("its transcript (messages) is missing");
-  if (!Array.isArray(c.pending) || c.pending.length === 0) fail("it lists no pending calls");
-  for (const call of c.pending ?? []) {
-    if (
-      typeof call?.request?.id !== "string" ||
-      typeof call.request.kind !== "string" ||
-      typeof call.request.prompt !== "string" ||
-      typeof call.callId !== "string" ||
-      typeof call.tool !== "string" ||
-      typeof call.slot !== "number"
-    ) {
-      fail("a pending call is malformed");
-    }
-  }
-  if (typeof c.turns !== "number" || typeof c.usage !== "object" || c.usage === null) {
-    fail("its turn count or usage is missing");
-  }
 }

@@ -2,9 +2,9 @@
 // the Chat Completions API: a tool round trip, parallel calls, a suspension with a durable
 // resume in a second client, and a streamed run with the same outcome as a plain one.
 import {
-  AlreadyResumedError,
+  AnswerConflictError,
   createClient,
-  memorySuspensionStore,
+  memoryRunStore,
   type RunResult,
   type ToolCallRecord,
 } from "@toolnexus/client";
@@ -247,12 +247,12 @@ describe("client scenarios over @toolnexus/openai", () => {
           return `deployed ${service} to ${String(ctx.answer.data?.env)}`;
         },
       });
-    const store = memorySuspensionStore();
+    const store = memoryRunStore();
 
     const first = createClient({
       model: model(server?.url ?? ""),
       tools: [deployTool()],
-      suspensions: store,
+      runs: store,
     });
     const halted = await first.run("Ship the api", { sessionId: "s-ship" });
     expect(halted.status).toBe("pending");
@@ -265,7 +265,7 @@ describe("client scenarios over @toolnexus/openai", () => {
     const second = createClient({
       model: model(server?.url ?? ""),
       tools: [deployTool()],
-      suspensions: store,
+      runs: store,
     });
     const answer = { id: halted.pending.id, ok: true, data: { env: "staging" } };
     const done = await second.resume(answer);
@@ -289,7 +289,11 @@ describe("client scenarios over @toolnexus/openai", () => {
       },
       { role: "tool", tool_call_id: "call_deploy", content: "deployed api to staging" },
     ]);
-    await expect(second.resume(answer)).rejects.toBeInstanceOf(AlreadyResumedError);
+    // The same answer again returns the stored outcome and calls nothing; another is a conflict.
+    expect((await second.resume(answer)).text).toBe(done.text);
+    await expect(second.resume({ ...answer, data: { env: "production" } })).rejects.toBeInstanceOf(
+      AnswerConflictError,
+    );
     expect(server?.requests).toHaveLength(2);
   });
 

@@ -3,4 +3,3 @@ export { SqliteStoreError } from "./errors.js";
 export { SCHEMA_VERSION } from "./schema.js";
 export type { SqliteStore, SqliteStoreOptions } from "./store.js";
 export { sqliteStore } from "./store.js";
-export type { PruneOptions, SqliteSuspensionFilter } from "./suspensions.js";

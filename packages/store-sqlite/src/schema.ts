@@ -1,54 +1,92 @@
 import Database from "better-sqlite3";
 import { SqliteStoreError } from "./errors.js";
+import { migrateV1 } from "./migrate-v1.js";
 
 /**
  * The schema version this release creates and reads, kept in the file's `PRAGMA user_version`.
  * A file with a higher version was written by a newer release and is refused.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
-/** Each entry moves a file from version `index` to `index + 1`. */
-const MIGRATIONS: readonly string[] = [
-  // 0 -> 1: the first schema.
-  `
-  CREATE TABLE checkpoints (
-    id          TEXT PRIMARY KEY,
-    run_id      TEXT NOT NULL,
-    session_id  TEXT,
-    agent       TEXT,
-    state       TEXT NOT NULL CHECK (state IN ('pending', 'resumed')),
-    created_at  TEXT NOT NULL,
-    created_ms  INTEGER NOT NULL,
-    resumed_ms  INTEGER,
-    json        TEXT NOT NULL
+/**
+ * The tables of durable runs (schema version 2), created as is on a new file and by the
+ * migration from version 1.
+ *
+ * `runs.state` is stored as `waiting | ready | running | done | failed`; `expired` is never stored
+ * but derived on read from `wake_ms` (it depends on the clock, not on a write). Three columns make
+ * finding a claimable run one index lookup per kind: `ready_ms` (a ready run is offered from then
+ * on: when it became ready, or its retry time), `wake_ms` (the earliest deadline of its waiting
+ * requests) and `lease_expires_ms`.
+ */
+export const RUNS_SCHEMA = `
+  CREATE TABLE runs (
+    run_id            TEXT PRIMARY KEY,
+    session_id        TEXT,
+    agent             TEXT,
+    state             TEXT NOT NULL
+                      CHECK (state IN ('waiting', 'ready', 'running', 'done', 'failed')),
+    created_at        TEXT NOT NULL,
+    updated_ms        INTEGER NOT NULL,
+    owner             TEXT,
+    token             INTEGER NOT NULL DEFAULT 0,
+    lease_expires_ms  INTEGER,
+    ready_ms          INTEGER,
+    wake_ms           INTEGER,
+    failures          INTEGER NOT NULL DEFAULT 0,
+    error_json        TEXT,
+    checkpoint_json   TEXT,
+    result_json       TEXT,
+    finished_ms       INTEGER
   );
-  CREATE INDEX checkpoints_by_created ON checkpoints (created_ms);
-  CREATE INDEX checkpoints_by_state ON checkpoints (state, created_ms);
+  CREATE INDEX runs_by_ready ON runs (state, ready_ms);
+  CREATE INDEX runs_by_wake ON runs (state, wake_ms);
+  CREATE INDEX runs_by_lease ON runs (state, lease_expires_ms);
+  CREATE INDEX runs_by_finished ON runs (state, finished_ms);
 
   CREATE TABLE requests (
-    checkpoint_id TEXT NOT NULL REFERENCES checkpoints (id) ON DELETE CASCADE,
-    position      INTEGER NOT NULL,
     request_id    TEXT NOT NULL,
+    run_id        TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    halt_no       INTEGER NOT NULL,
+    position      INTEGER,
+    state         TEXT NOT NULL CHECK (state IN ('waiting', 'answered', 'applied')),
     session_id    TEXT,
     agent         TEXT,
     kind          TEXT NOT NULL,
     prompt        TEXT NOT NULL,
-    created_ms    INTEGER NOT NULL,
+    request_json  TEXT NOT NULL,
+    created_at    TEXT NOT NULL,
     expires_at    TEXT,
     expires_ms    INTEGER,
-    request_json  TEXT NOT NULL,
-    PRIMARY KEY (checkpoint_id, position)
+    answer_json   TEXT,
+    answered_ms   INTEGER,
+    PRIMARY KEY (request_id, run_id)
   );
-  CREATE INDEX requests_by_id ON requests (request_id);
-  CREATE INDEX requests_by_session ON requests (session_id);
+  CREATE INDEX requests_by_halt ON requests (halt_no);
+  CREATE INDEX requests_by_run ON requests (run_id, state);
+  CREATE INDEX requests_by_state ON requests (state, halt_no);
+  CREATE INDEX requests_by_session ON requests (session_id, halt_no);
 
+  CREATE TABLE journal (
+    seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id  TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    json    TEXT NOT NULL
+  );
+  CREATE INDEX journal_by_run ON journal (run_id, seq);
+`;
+
+const CONVERSATIONS = `
   CREATE TABLE conversations (
     session_id  TEXT PRIMARY KEY,
     json        TEXT NOT NULL,
     updated_ms  INTEGER NOT NULL
   );
-  `,
-];
+`;
+
+/** Upgrades an existing file by one version: `UPGRADES[n]` moves version n to n + 1. */
+const UPGRADES: Readonly<Record<number, (db: Database.Database) => void>> = {
+  // Suspensions became durable runs.
+  1: (db) => migrateV1(db, RUNS_SCHEMA),
+};
 
 /** How the database file is opened. */
 export interface OpenOptions {
@@ -113,14 +151,16 @@ function migrate(db: Database.Database, path: string): void {
   const seen = userVersion(db);
   if (seen > SCHEMA_VERSION) refuseNewer(seen);
   if (seen === SCHEMA_VERSION) return;
-  // IMMEDIATE takes the write lock first, so two processes opening a new file at once do not
-  // both create the tables: the second waits, then finds the work done.
+  // IMMEDIATE takes the write lock first, so two processes opening a new (or old) file at once
+  // do not both migrate it: the second waits, then finds the work done. Any failure rolls the
+  // whole migration back, leaving the file as it was.
   db.transaction(() => {
     const current = userVersion(db);
     if (current > SCHEMA_VERSION) refuseNewer(current);
-    for (let version = current; version < SCHEMA_VERSION; version++) {
-      db.exec(MIGRATIONS[version]!);
-    }
+    if (current === SCHEMA_VERSION) return;
+    // A new file skips straight to the current schema; an old one walks every step from its own.
+    if (current === 0) db.exec(RUNS_SCHEMA + CONVERSATIONS);
+    else for (let version = current; version < SCHEMA_VERSION; version++) UPGRADES[version]!(db);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

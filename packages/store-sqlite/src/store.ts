@@ -1,20 +1,35 @@
 import type {
+  Answer,
+  AnswerReceipt,
   Checkpoint,
+  ClaimedRun,
+  ClaimOptions,
   ConversationStore,
+  JournalEntry,
+  Lease,
   Message,
-  SuspensionStore,
+  PruneOptions,
+  RequestInfo,
+  RunErrorInfo,
+  RunInfo,
+  RunOutcome,
+  RunStore,
+  SuspensionFilter,
   SuspensionSummary,
 } from "@toolnexus/core";
+import { answerOp } from "./answers.js";
+import { claimOp } from "./claim.js";
 import { conversationOps } from "./conversations.js";
+import { requestOps } from "./requests.js";
+import { runOps } from "./runs.js";
 import { openDatabase } from "./schema.js";
-import { type PruneOptions, type SqliteSuspensionFilter, suspensionOps } from "./suspensions.js";
 
 /** Options of {@link sqliteStore}. */
 export interface SqliteStoreOptions {
   /**
    * The database file; created with its schema on first open. Every process that should see the
-   * same halted runs and conversations opens the same path. `":memory:"` gives a private,
-   * non-durable store (handy in tests).
+   * same runs and conversations opens the same path. `":memory:"` gives a private, non-durable
+   * store (handy in tests).
    */
   path: string;
   /**
@@ -23,53 +38,59 @@ export interface SqliteStoreOptions {
    */
   busyTimeoutMs?: number;
   /**
-   * SQLite's `synchronous` level. `"full"` (the default) syncs every commit to disk, so a halted
-   * run survives a power cut as well as a crash; `"normal"` survives a crash of the process but
-   * may lose the last commits on a power cut, and writes faster.
+   * SQLite's `synchronous` level. `"full"` (the default) syncs every commit to disk, so a step,
+   * an answer or a claim survives a power cut as well as a crash; `"normal"` survives a crash of
+   * the process but may lose the last commits on a power cut, and writes faster.
    */
   synchronous?: "full" | "normal";
 }
 
 /**
- * A durable {@link SuspensionStore} and {@link ConversationStore} in one SQLite file. Every
- * method is synchronous (better-sqlite3), which the `Awaitable` store interfaces allow.
+ * A durable {@link RunStore} and {@link ConversationStore} in one SQLite file. Every method is
+ * synchronous (better-sqlite3), which the `Awaitable` store interfaces allow. Every write is one
+ * IMMEDIATE transaction, so processes sharing the file never interleave inside one.
+ *
+ * There is no `subscribe`: SQLite cannot notify other processes, so workers poll `claim`.
  */
-export interface SqliteStore extends SuspensionStore, ConversationStore {
+export interface SqliteStore extends RunStore, ConversationStore {
   /** The database file this store was opened on. */
   readonly path: string;
   /**
-   * Persists a halted run in one transaction, indexed by each of its pending request ids. The
-   * checkpoint is validated first (a `CheckpointError` otherwise). Saving an id again is
-   * idempotent, as in the in-memory store: a waiting checkpoint takes the new content, a
-   * resumed one stays resumed.
+   * Stores a run that halted for answers (see {@link RunStore.halt}); validated first (a
+   * `CheckpointError`, nothing stored). Without a lease the run must be new (a `ToolnexusError`
+   * with code `"run_exists"` otherwise); with one, the lease is checked, then released.
    */
-  save(checkpoint: Checkpoint): void;
+  halt(checkpoint: Checkpoint, lease?: Lease): "waiting" | "ready";
+  /** Creates a run `running` under a new lease (token 1); `"run_exists"` if the id is taken. */
+  start(checkpoint: Checkpoint, owner: string, leaseMs: number): Lease;
+  /** Replaces the checkpoint, clears the journal and the failure count. `LeaseLostError` if lost. */
+  step(lease: Lease, checkpoint: Checkpoint): void;
+  /** Appends a finished call to the journal; `entry.answered` marks that request `applied`. */
+  journal(lease: Lease, entry: JournalEntry): void;
+  /** A new lease (same token) expiring `leaseMs` from now. `LeaseLostError` if lost. */
+  renew(lease: Lease, leaseMs: number): Lease;
+  /** Gives the run back `ready`, journal kept; with an error, counts it and waits for `retryAt`. */
+  release(lease: Lease, error?: RunErrorInfo, retryAt?: number): void;
+  /** Ends the run `done` (result kept, checkpoint dropped) or `failed` (checkpoint kept). */
+  finish(lease: Lease, outcome: RunOutcome): void;
+  /**
+   * Takes a lease on a claimable run, atomically across every process sharing the file:
+   * exactly one caller gets it. `undefined` when nothing is claimable. A corrupt stored run
+   * throws a `CheckpointError` naming it and is left unchanged.
+   */
+  claim(options: ClaimOptions): ClaimedRun | undefined;
+  /** Records a human's answer (one short transaction; nothing else runs). */
+  answer(answer: Answer): AnswerReceipt;
+  /** A run by id, or `undefined`; a corrupt checkpoint is a `CheckpointError` naming the run. */
+  getRun(runId: string): RunInfo | undefined;
+  /** A request by id (the newest run that raised it), or `undefined`. */
+  getRequest(requestId: string): RequestInfo | undefined;
+  /** Requests, newest first; reads only plain columns, so one corrupt row never breaks it. */
+  list(filter?: SuspensionFilter): SuspensionSummary[];
+  /** Deletes `done` and `failed` runs finished at or before the cutoff; returns how many. */
+  prune(options: PruneOptions): number;
   /** Stores `messages` as the transcript of `sessionId`, replacing any earlier one. */
   save(sessionId: string, messages: readonly Message[]): void;
-  /**
-   * The checkpoint waiting on `requestId`, without claiming it; `undefined` when none waits.
-   * Throws a `CheckpointError` naming the request when the stored row cannot be used.
-   */
-  get(requestId: string): Checkpoint | undefined;
-  /**
-   * Atomically takes the checkpoint waiting on `requestId` and marks it `resumed`, across every
-   * process sharing the file: exactly one caller gets it. Throws `AlreadyResumedError` when the
-   * request was already claimed, `SuspensionNotFoundError` for an unknown id, and
-   * `CheckpointError` (changing nothing) when the stored checkpoint is corrupt or from another
-   * version.
-   */
-  claim(requestId: string): Checkpoint;
-  /**
-   * One summary per pending request of every stored halt, newest first; a waiting request whose
-   * deadline has passed lists as `expired`. Reads only indexed columns, so a corrupt checkpoint
-   * still lists (and fails with a clear error only when resumed).
-   */
-  list(filter?: SqliteSuspensionFilter): SuspensionSummary[];
-  /**
-   * Deletes halted runs that were resumed (finished) longer ago than `olderThan`, and returns how
-   * many were deleted. Waiting and expired runs are never deleted.
-   */
-  prune(options: PruneOptions): number;
   /** The transcript saved for `sessionId`, or `undefined` for a session never saved. */
   load(sessionId: string): Message[] | undefined;
   /** Forgets the transcript of `sessionId`; returns whether there was one. */
@@ -79,19 +100,18 @@ export interface SqliteStore extends SuspensionStore, ConversationStore {
    * in the write-ahead log, while other processes keep using the file.
    */
   backup(destination: string): Promise<void>;
-  /** Closes the database. The store cannot be used afterwards. */
+  /** Closes the database. Idempotent; the store cannot be used afterwards. */
   close(): void;
 }
 
 /**
- * Opens (or creates) a durable suspension and conversation store in the SQLite file at `path`.
- * Pass the same store as the client's `suspensions` and `conversations`; any process that opens
- * the same file can resume a run halted in another, exactly once.
+ * Opens (or creates) a durable run and conversation store in the SQLite file at `path`. Any
+ * process that opens the same file can record answers, claim runs and continue them.
  *
  * @example
  * ```ts
  * const store = sqliteStore({ path: "toolnexus.db" });
- * const client = createClient({ model, tools, suspensions: store, conversations: store });
+ * const client = createClient({ model, tools, runs: store, conversations: store });
  * ```
  */
 export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
@@ -104,23 +124,26 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     busyTimeoutMs: options.busyTimeoutMs ?? 5000,
     synchronous: options.synchronous ?? "full",
   });
-  const suspensions = suspensionOps(db);
+  const runs = runOps(db);
+  const requests = requestOps(db);
   const conversations = conversationOps(db, path);
-
-  function save(checkpoint: Checkpoint): void;
-  function save(sessionId: string, messages: readonly Message[]): void;
-  function save(first: Checkpoint | string, messages?: readonly Message[]): void {
-    if (typeof first === "string") conversations.save(first, messages ?? []);
-    else suspensions.save(first);
-  }
 
   return {
     path,
-    save,
-    get: suspensions.get,
-    claim: suspensions.claim,
-    list: suspensions.list,
-    prune: suspensions.prune,
+    halt: runs.halt,
+    start: runs.start,
+    step: runs.step,
+    journal: runs.journal,
+    renew: runs.renew,
+    release: runs.release,
+    finish: runs.finish,
+    prune: runs.prune,
+    claim: claimOp(db),
+    answer: answerOp(db),
+    getRun: requests.getRun,
+    getRequest: requests.getRequest,
+    list: requests.list,
+    save: conversations.save,
     load: conversations.load,
     deleteConversation: conversations.deleteConversation,
     async backup(destination) {

@@ -4,6 +4,8 @@ import { join } from "node:path";
 import {
   CHECKPOINT_VERSION,
   type Checkpoint,
+  type FinishedResult,
+  type JournalEntry,
   type PendingCall,
   type Request,
   randomId,
@@ -42,7 +44,6 @@ export function checkpoint(
   const { deadlines = [], ...rest } = overrides;
   return {
     version: CHECKPOINT_VERSION,
-    id: randomId("ckp"),
     runId: randomId("run"),
     createdAt: new Date().toISOString(),
     messages: [
@@ -76,4 +77,54 @@ export function checkpoint(
 /** A Request with a fresh id. */
 export function request(init: Partial<Request> = {}): Request {
   return { id: randomId("pnd"), kind: "input", prompt: "Which environment?", ...init };
+}
+
+/** The journal entry of a finished call; `answered` marks the request it applied an answer to. */
+export function journalEntry(callId: string, answered?: string): JournalEntry {
+  const entry: JournalEntry = {
+    callId,
+    message: { role: "tool", callId, name: "ask_user", content: "staging", isError: false },
+    record: {
+      id: callId,
+      name: "ask_user",
+      args: {},
+      result: { output: "staging", isError: false },
+      status: "ok",
+      timedOut: false,
+      durationMs: 1,
+    },
+  };
+  if (answered !== undefined) entry.answered = answered;
+  return entry;
+}
+
+/** A finished run's result, as a worker hands it to `finish`. */
+export function doneResult(runId: string): FinishedResult {
+  return {
+    status: "done",
+    text: "Deployed.",
+    messages: [
+      { role: "user", content: "deploy it" },
+      { role: "assistant", id: "msg_2", content: "Deployed." },
+    ],
+    toolCalls: [],
+    turns: 2,
+    usage: { promptTokens: 20, completionTokens: 10, totalTokens: 30 },
+    model: "scripted",
+    runId,
+    sessionId: undefined,
+  };
+}
+
+/** A checkpoint of a run between steps: nothing pending. */
+export function stepCheckpoint(runId: string, turns = 1): Checkpoint {
+  return {
+    version: CHECKPOINT_VERSION,
+    runId,
+    createdAt: new Date().toISOString(),
+    messages: [{ role: "user", content: "deploy it" }],
+    pending: [],
+    turns,
+    usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
+  };
 }

@@ -55,7 +55,7 @@ describe("halt in one process, resume in another", () => {
       {
         request: { id: halted.requestId, kind: "input", prompt: "Which environment?" },
         sessionId: "session-1",
-        state: "pending",
+        state: "waiting",
       },
     ]);
     store.close();
@@ -66,13 +66,17 @@ describe("halt in one process, resume in another", () => {
     expect(resumed.text).toBe("finished: deployed to staging");
     expect(executions().after).toEqual([halted.requestId]);
 
-    // A second resume, from yet another process, is the typed error and runs nothing.
+    // A different answer, from yet another process, is the typed conflict and runs nothing.
     const again = await agent("resume", halted.requestId!, "production");
-    expect(again.error).toMatchObject({ name: "AlreadyResumedError", code: "already_resumed" });
+    expect(again.error).toMatchObject({ name: "AnswerConflictError", code: "answer_conflict" });
+    expect(executions().after).toEqual([halted.requestId]);
+    // The same answer again is no error: the finished run's result comes back, nothing runs.
+    const same = await agent("resume", halted.requestId!, "staging");
+    expect(same).toMatchObject({ status: "done", text: "finished: deployed to staging" });
     expect(executions().after).toEqual([halted.requestId]);
 
     const after = sqliteStore({ path: db });
-    expect(after.list().map((s) => s.state)).toEqual(["resumed"]);
+    expect(after.list().map((s) => s.state)).toEqual(["applied"]);
     after.close();
   }, 60_000);
 
@@ -104,7 +108,7 @@ describe("crash safety", () => {
 });
 
 describe("exactly once", () => {
-  it("two processes racing to resume the same request, 50 times: one wins, one gets AlreadyResumedError", async () => {
+  it("two processes racing to answer the same request differently, 50 times: one answer is kept, the other is a conflict", async () => {
     const rounds = 50;
     const { ids } = (await agent("halt-many", String(rounds))) as unknown as { ids: string[] };
     expect(new Set(ids).size).toBe(rounds);
@@ -126,8 +130,8 @@ describe("exactly once", () => {
       expect(winners, `round ${round}: ${JSON.stringify(outcomes)}`).toHaveLength(1);
       expect(losers).toHaveLength(1);
       expect(losers[0]!.error).toMatchObject({
-        name: "AlreadyResumedError",
-        code: "already_resumed",
+        name: "AnswerConflictError",
+        code: "answer_conflict",
       });
       expect(executions().after.filter((a) => a === id)).toHaveLength(1);
       wins[outcomes.indexOf(winners[0]!)]!++;
@@ -141,8 +145,8 @@ describe("exactly once", () => {
     expect(after).toHaveLength(rounds);
     expect(new Set(after)).toEqual(new Set(ids));
     const store = sqliteStore({ path: db });
-    expect(store.list({ state: "resumed" })).toHaveLength(rounds);
-    expect(store.list({ state: "pending" })).toHaveLength(0);
+    expect(store.list({ state: "applied" })).toHaveLength(rounds);
+    expect(store.list({ state: "waiting" })).toHaveLength(0);
     store.close();
   }, 120_000);
 });

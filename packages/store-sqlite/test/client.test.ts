@@ -64,46 +64,43 @@ function host(store: SqliteStore, runs: string[], expiresAt?: number) {
       ),
     ),
     tools: [ask],
-    suspensions: store,
+    runs: store,
     conversations: store,
   });
 }
 
 describe("with the real client", () => {
-  it("a turn with two suspensions: the second halt is a new row for the same request id", async () => {
+  it("a turn with two suspensions: one run, both requests kept; answers from two hosts are both applied", async () => {
     const runs: string[] = [];
     const store = open();
     const halted = await host(store, runs).run("ask me two things", { sessionId: "s" });
     expect(halted.status).toBe("pending");
     const [r1, r2] = halted.status === "pending" ? halted.pendings : [];
     expect(store.list().map((s) => [s.request.id, s.state])).toEqual([
-      [r1!.id, "pending"],
-      [r2!.id, "pending"],
+      [r1!.id, "waiting"],
+      [r2!.id, "waiting"],
     ]);
 
     // Another host on the same file answers the first request: the run halts again on the
-    // second, with the same Request (same id), in a new checkpoint.
+    // second, with the same Request (same id), in the same run.
     const other = open();
     const again = await host(other, runs).resume({ id: r1!.id, ok: true, data: { value: "A" } });
     expect(again.status).toBe("pending");
     expect(again.status === "pending" && again.pending.id).toBe(r2!.id);
-    const summaries = store.list();
-    expect(summaries.map((s) => [s.request.id, s.state])).toEqual([
-      [r2!.id, "pending"],
-      [r1!.id, "resumed"],
-      [r2!.id, "resumed"],
+    expect(store.list().map((s) => [s.request.id, s.state])).toEqual([
+      [r1!.id, "applied"],
+      [r2!.id, "waiting"],
     ]);
-    expect(summaries[0]!.checkpointId).not.toBe(summaries[1]!.checkpointId);
-    expect(store.get(r2!.id)?.id).toBe(summaries[0]!.checkpointId);
+    expect(store.getRun(halted.runId)?.state).toBe("waiting");
 
     const done = await host(store, runs).resume({ id: r2!.id, ok: true, data: { value: "B" } });
     expect(done.status).toBe("done");
     expect(done.text).toBe("A, B");
     expect(runs).toEqual(["first=A", "second=B"]);
-    expect(store.list({ state: "pending" })).toEqual([]);
+    expect(store.list({ state: "waiting" })).toEqual([]);
     await expect(
       host(other, runs).resume({ id: r2!.id, ok: true, data: { value: "C" } }),
-    ).rejects.toMatchObject({ code: "already_resumed" });
+    ).rejects.toMatchObject({ code: "answer_conflict" });
     expect(runs).toEqual(["first=A", "second=B"]);
   });
 
@@ -114,12 +111,16 @@ describe("with the real client", () => {
     expect(halted.status).toBe("pending");
     const ids = halted.status === "pending" ? halted.pendings.map((r) => r.id) : [];
     expect(store.list({ state: "expired" }).map((s) => s.request.id)).toEqual(ids);
-    expect(store.list({ state: "pending" })).toEqual([]);
+    expect(store.list({ state: "waiting" })).toEqual([]);
 
-    const done = await host(open(), runs).resume({ id: ids[0]!, ok: true, data: { value: "A" } });
+    // An answer after the deadline is refused; the run continues as if both were declined.
+    await expect(
+      host(open(), runs).answer({ id: ids[0]!, ok: true, data: { value: "A" } }),
+    ).rejects.toMatchObject({ code: "answer_conflict", reason: "expired" });
+    const done = await host(open(), runs).continueRun(halted.runId);
     expect(done.status).toBe("done");
     expect(done.text).toBe("declined/expired: first, declined/expired: second");
     expect(runs).toEqual([]);
-    expect(store.list().map((s) => s.state)).toEqual(["resumed", "resumed"]);
+    expect(store.list().map((s) => s.state)).toEqual(["applied", "applied"]);
   });
 });

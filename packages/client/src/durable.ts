@@ -1,0 +1,195 @@
+// Durable runs at the client's level: starting one under a lease, continuing a claimed one,
+// recording answers, and "continue this run here" (waiting while another worker holds it).
+import {
+  type Answer,
+  type AnswerReceipt,
+  type ClaimedRun,
+  parseAnswer,
+  type RunInfo,
+  RunNotFoundError,
+  SuspensionNotFoundError,
+  ToolnexusError,
+  WireFormatError,
+} from "@toolnexus/core";
+import type { ResolvedConfig } from "./config.js";
+import { RunCancelledError } from "./errors.js";
+import { errorInfo, Journal } from "./journal.js";
+import { Run, restoredStart } from "./run.js";
+import type { PendingResult, RunEvent, RunResult } from "./types.js";
+
+/** Runs `body` under the run's lease: on an error the run is given back, never lost. */
+async function underLease(
+  run: Run,
+  journal: Journal,
+  body: () => Promise<RunResult>,
+): Promise<RunResult> {
+  run.attach(journal);
+  try {
+    return await body();
+  } catch (thrown) {
+    // A cancelled run (or a worker shutting down) goes back as is; any other error is recorded
+    // and the run is retried after a delay. A lost lease belongs to another worker now.
+    await journal.release(thrown instanceof RunCancelledError ? undefined : errorInfo(thrown));
+    throw thrown;
+  } finally {
+    journal.stop();
+  }
+}
+
+/** A fresh run made durable from its first step. */
+export async function startDurable(
+  config: ResolvedConfig,
+  run: Run,
+  signal: AbortSignal | undefined,
+): Promise<RunResult> {
+  const lease = await config.runs.start(run.checkpoint([]), config.owner, config.leaseMs);
+  const journal = new Journal(config.runs, lease, config.leaseMs, 0, () => run.messages);
+  const result = await underLease(run, journal, () => run.loop());
+  if (run.readyAfterHalt) return settleRun(config, run.runId, signal, undefined);
+  return result;
+}
+
+/**
+ * Continue a claimed run here. With `follow`, a halt that found answers already recorded is
+ * continued at once (a caller waiting for this run's result); a worker leaves it to the pool.
+ */
+export async function continueClaimed(
+  config: ResolvedConfig,
+  claimed: ClaimedRun,
+  signal: AbortSignal | undefined,
+  sink: ((event: RunEvent) => void) | undefined,
+  follow: boolean,
+): Promise<RunResult> {
+  const run = new Run(config, restoredStart(claimed.checkpoint), signal, sink, false);
+  const journal = new Journal(
+    config.runs,
+    claimed.lease,
+    config.leaseMs,
+    claimed.failures,
+    () => run.messages,
+  );
+  const result = await underLease(run, journal, () => run.continueFrom(claimed));
+  if (follow && run.readyAfterHalt) return settleRun(config, run.runId, signal, sink);
+  return result;
+}
+
+function sleep(
+  ms: number,
+  signal: AbortSignal | undefined,
+  wake: ((onReady: () => void) => () => void) | undefined,
+): Promise<void> {
+  return new Promise((resolve) => {
+    let unsubscribe: (() => void) | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      unsubscribe?.();
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+    unsubscribe = wake?.(done);
+  });
+}
+
+/** A halted run's pending result, rebuilt from the store (its answers were not all in yet). */
+function pendingResult(config: ResolvedConfig, info: RunInfo): PendingResult | undefined {
+  const checkpoint = info.checkpoint;
+  if (checkpoint === undefined || checkpoint.pending.length === 0) return undefined;
+  const pendings = checkpoint.pending.map((call) => call.request);
+  return {
+    status: "pending",
+    pending: pendings[0]!,
+    pendings,
+    text: pendings[0]!.prompt,
+    messages: checkpoint.messages,
+    toolCalls: [],
+    turns: checkpoint.turns,
+    usage: checkpoint.usage,
+    model: config.model.id,
+    runId: checkpoint.runId,
+    sessionId: checkpoint.sessionId,
+  };
+}
+
+/**
+ * Continue the run `runId` here and return where it ends: take its lease when it can
+ * continue; while another worker holds it, wait (its own result is returned once it is done);
+ * a run still waiting for answers returns `pending`; a finished one its stored result.
+ */
+export async function settleRun(
+  config: ResolvedConfig,
+  runId: string,
+  signal: AbortSignal | undefined,
+  sink: ((event: RunEvent) => void) | undefined,
+): Promise<RunResult> {
+  const store = config.runs;
+  let pause = 10;
+  for (;;) {
+    if (signal?.aborted) throw new RunCancelledError([], runId, signal.reason);
+    const claimed = await store.claim({ owner: config.owner, leaseMs: config.leaseMs, runId });
+    if (claimed !== undefined) return continueClaimed(config, claimed, signal, sink, true);
+    const info = await store.getRun(runId);
+    if (info === undefined) throw new RunNotFoundError(runId);
+    if (info.state === "done" && info.result !== undefined) return info.result;
+    if (info.state === "waiting") {
+      const pending = pendingResult(config, info);
+      if (pending !== undefined) return pending;
+    }
+    // Another worker holds it (or won the race to claim it): wait for it to move on.
+    await sleep(pause, signal, store.subscribe?.bind(store));
+    pause = Math.min(1000, pause * 2);
+  }
+}
+
+/** Validates answers given to `resume`: each a well-formed Answer, no request twice. */
+export function parseAnswers(given: unknown): Answer[] {
+  const list: unknown[] = Array.isArray(given) ? given : [given];
+  if (list.length === 0) {
+    throw new WireFormatError("Answer", [
+      { message: "resume needs an Answer or a non-empty array of Answers" },
+    ]);
+  }
+  const answers: Answer[] = [];
+  const seen = new Set<string>();
+  // An index loop, not map: a sparse array's holes must fail validation, not be skipped.
+  for (let i = 0; i < list.length; i++) {
+    const answer = parseAnswer(list[i]);
+    if (seen.has(answer.id)) {
+      throw new ToolnexusError(
+        "answers_mismatch",
+        `request "${answer.id}" is answered twice in one resume`,
+      );
+    }
+    seen.add(answer.id);
+    answers.push(answer);
+  }
+  return answers;
+}
+
+/** Records answers that all belong to one run; returns that run's id. */
+export async function recordAnswers(
+  config: ResolvedConfig,
+  answers: readonly Answer[],
+): Promise<string> {
+  const store = config.runs;
+  let runId: string | undefined;
+  for (const answer of answers) {
+    const found = await store.getRequest(answer.id);
+    if (found === undefined) throw new SuspensionNotFoundError(answer.id);
+    if (runId !== undefined && found.runId !== runId) {
+      throw new ToolnexusError(
+        "answers_mismatch",
+        `answers "${answers[0]!.id}" and "${answer.id}" belong to different halted runs; resume them separately`,
+      );
+    }
+    runId = found.runId;
+  }
+  for (const answer of answers) await store.answer(answer);
+  return runId!;
+}
+
+/** Records one answer, validated, without running anything. */
+export async function recordAnswer(config: ResolvedConfig, given: unknown): Promise<AnswerReceipt> {
+  return config.runs.answer(parseAnswer(given));
+}

@@ -1,0 +1,144 @@
+// A durable run's writes, under its lease: each step and each finished call is in the store
+// before the run moves on, and the lease is renewed in the background while the run works.
+import {
+  type Checkpoint,
+  type JournalEntry,
+  type Lease,
+  LeaseLostError,
+  type Message,
+  type RunErrorInfo,
+  type RunOutcome,
+  type RunStore,
+} from "@toolnexus/core";
+import { RunError } from "./errors.js";
+import { messageOf } from "./tool-call.js";
+
+/** Waits before a failed run is offered to a worker again: 1 s, 2 s, 4 s… up to a minute. */
+export function retryDelayMs(failures: number): number {
+  return Math.min(60_000, 1000 * 2 ** Math.max(0, failures - 1));
+}
+
+export class Journal {
+  lease: Lease;
+  /** Set when a write or a renewal found that another worker took the run over. */
+  lost: LeaseLostError | undefined;
+  readonly signal: AbortSignal;
+  private readonly controller = new AbortController();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private renewing = false;
+  /** True once renewal stopped. */
+  private closed = false;
+  /** True once the lease was given up by a halt or a finish. */
+  private givenUp = false;
+
+  constructor(
+    private readonly store: RunStore,
+    lease: Lease,
+    private readonly leaseMs: number,
+    /** Errors recorded on the run before this lease (for the retry delay). */
+    private readonly failures: number,
+    private readonly transcript: () => Message[],
+  ) {
+    this.lease = lease;
+    this.signal = this.controller.signal;
+    // Renew well before expiry; a renewal that fails for a passing reason is retried on the
+    // next tick, and one that finds the lease taken stops the run.
+    this.timer = setInterval(() => void this.renew(), Math.max(20, Math.floor(leaseMs / 3)));
+    // The renewal alone must not keep a process alive.
+    this.timer.unref?.();
+  }
+
+  private async renew(): Promise<void> {
+    if (this.renewing || this.closed) return;
+    this.renewing = true;
+    try {
+      const renewed = await this.store.renew(this.lease, this.leaseMs);
+      if (!this.closed) this.lease = renewed;
+    } catch (thrown) {
+      if (thrown instanceof LeaseLostError) this.lose(thrown);
+    } finally {
+      this.renewing = false;
+    }
+  }
+
+  private lose(error: LeaseLostError): void {
+    this.lost ??= error;
+    this.stop();
+    this.controller.abort(error);
+  }
+
+  /** Stops renewing; the lease then runs out unless it was given up. */
+  stop(): void {
+    this.closed = true;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private async write<T>(what: string, op: () => T | Promise<T>): Promise<T> {
+    const runId = this.lease.runId;
+    if (this.lost !== undefined)
+      throw new RunError("lease_lost", this.lost.message, this.transcript(), runId, this.lost);
+    try {
+      return await op();
+    } catch (thrown) {
+      if (thrown instanceof LeaseLostError) {
+        this.lose(thrown);
+        throw new RunError("lease_lost", thrown.message, this.transcript(), runId, thrown);
+      }
+      throw new RunError(
+        "store_failed",
+        `could not ${what} of run ${runId}: ${messageOf(thrown)}`,
+        this.transcript(),
+        runId,
+        thrown,
+      );
+    }
+  }
+
+  step(checkpoint: Checkpoint): Promise<void> {
+    return this.write("write a step", () => this.store.step(this.lease, checkpoint));
+  }
+
+  entry(entry: JournalEntry): Promise<void> {
+    return this.write("journal a call", () => this.store.journal(this.lease, entry));
+  }
+
+  async halt(checkpoint: Checkpoint): Promise<"waiting" | "ready"> {
+    const state = await this.write("save the halt", () => this.store.halt(checkpoint, this.lease));
+    this.givenUp = true;
+    this.stop();
+    return state;
+  }
+
+  async finish(outcome: RunOutcome): Promise<void> {
+    await this.write("save the result", () => this.store.finish(this.lease, outcome));
+    this.givenUp = true;
+    this.stop();
+  }
+
+  /**
+   * Gives the run back as `ready` for any worker, recording the error that stopped it (if any)
+   * so it is retried after a delay. Never throws: when even this write fails, the lease runs
+   * out and another worker takes the run over.
+   */
+  async release(error?: RunErrorInfo): Promise<void> {
+    if (this.givenUp || this.lost !== undefined) return;
+    this.stop();
+    try {
+      if (error === undefined) await this.store.release(this.lease);
+      else
+        await this.store.release(this.lease, error, Date.now() + retryDelayMs(this.failures + 1));
+    } catch {
+      // The lease expiry is the fallback.
+    }
+  }
+}
+
+/** What the store records of an error: its code and message, never its stack or cause. */
+export function errorInfo(thrown: unknown): RunErrorInfo {
+  const code =
+    typeof (thrown as { code?: unknown })?.code === "string"
+      ? (thrown as { code: string }).code
+      : "error";
+  return { code, message: messageOf(thrown).slice(0, 2000), at: new Date().toISOString() };
+}

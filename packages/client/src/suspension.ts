@@ -1,0 +1,180 @@
+// Suspensions: a call that needs a human either waits in-process (`waitFor`) or is marked for
+// a durable halt; after the answer, the same call runs again with `ctx.answer`.
+import {
+  type Answer,
+  error,
+  type PendingCall,
+  parseAnswer,
+  pendingOf,
+  type Request,
+  type Tool,
+  type ToolCall,
+  type ToolMessage,
+} from "@toolnexus/core";
+import { smallest } from "./budget.js";
+import { fingerprint } from "./fingerprint.js";
+import type { Run, Settled } from "./run.js";
+import {
+  type Attempt,
+  attempt,
+  CANCELLED,
+  final,
+  messageOf,
+  noRun,
+  recordCall,
+} from "./tool-call.js";
+
+export function isExpired(deadline: string | undefined): boolean {
+  return deadline !== undefined && Date.parse(deadline) <= Date.now();
+}
+
+/** A suspension: ask `waitFor` in-process, or mark the call for a durable halt. */
+export async function suspend(
+  run: Run,
+  call: ToolCall,
+  tool: Tool,
+  args: Record<string, unknown>,
+  messageId: string,
+  request: Request,
+  approval: boolean,
+  first: Attempt | undefined,
+): Promise<Settled> {
+  if (run.listening) run.emit({ type: "pending", call, request });
+  if (run.config.waitFor === undefined) {
+    // The placeholder the model sees until the answer comes is the prompt, never a url.
+    const message: ToolMessage = {
+      role: "tool",
+      callId: call.id,
+      name: call.name,
+      content: request.prompt,
+      isError: true,
+    };
+    const record = recordCall(
+      run,
+      call,
+      args,
+      first?.result ?? error(request.prompt, { pending: request }),
+      "pending",
+      first,
+    );
+    const deadline = deadlineOf(run, request);
+    const pending: Omit<PendingCall, "slot"> = {
+      request,
+      callId: call.id,
+      tool: tool.name,
+      args,
+      fingerprint: fingerprint(tool.name, args),
+      approval,
+    };
+    if (deadline !== undefined) pending.deadline = deadline;
+    return { message, record, pending };
+  }
+  const answer = await wait(run, call, tool, request);
+  if (!("ok" in answer)) {
+    return final(run, call, tool, args, messageId, noRun(error(answer.problem), args));
+  }
+  return afterAnswer(run, call, tool, args, messageId, request, approval, answer);
+}
+
+/** The human's deadline for a request: its own `expiresAt` or the client's wait limit. */
+function deadlineOf(run: Run, request: Request): string | undefined {
+  const { waitTimeoutMs } = run.config;
+  const own = request.expiresAt === undefined ? undefined : Date.parse(request.expiresAt);
+  const limit = waitTimeoutMs === undefined ? undefined : Date.now() + waitTimeoutMs;
+  const deadline = smallest(own, limit);
+  return deadline === undefined ? undefined : new Date(deadline).toISOString();
+}
+
+/** Ask `waitFor`, bounded by the human's own limit. The run's clocks are paused meanwhile. */
+async function wait(
+  run: Run,
+  call: ToolCall,
+  tool: Tool,
+  request: Request,
+): Promise<Answer | { problem: string }> {
+  const waitFor = run.config.waitFor!;
+  const expired: Answer = { id: request.id, ok: false, reason: "expired" };
+  // A request already past its own expiresAt is not shown to anyone.
+  if (isExpired(request.expiresAt)) return expired;
+  const { signal } = run;
+  if (signal?.aborted) throw run.cancelled();
+  // The wait limit starts now, when the human is asked.
+  const limitMs = smallest(
+    request.expiresAt === undefined ? undefined : Date.parse(request.expiresAt) - Date.now(),
+    run.config.waitTimeoutMs,
+  );
+
+  const controller = new AbortController();
+  const resumeClock = run.clock.pause();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let unlink: (() => void) | undefined;
+  try {
+    const outcome = await new Promise<unknown>((resolve, reject) => {
+      if (limitMs !== undefined) {
+        timer = setTimeout(() => {
+          controller.abort(new DOMException("the wait for an answer expired", "TimeoutError"));
+          resolve(expired);
+        }, limitMs);
+      }
+      if (signal !== undefined) {
+        const onAbort = () => {
+          controller.abort(signal.reason);
+          resolve(CANCELLED);
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
+        unlink = () => signal.removeEventListener("abort", onAbort);
+      }
+      Promise.resolve()
+        .then(() =>
+          waitFor(request, {
+            call,
+            tool: tool.name,
+            signal: controller.signal,
+            sessionId: run.sessionId,
+            agent: run.config.agent,
+          }),
+        )
+        .then(resolve, reject);
+    });
+    if (outcome === CANCELLED) throw run.cancelled();
+    const answer = parseAnswer(outcome);
+    if (answer.id !== request.id) {
+      return { problem: `waitFor answered request "${answer.id}" but was asked "${request.id}"` };
+    }
+    return answer;
+  } catch (thrown) {
+    if (run.isStop(thrown)) throw thrown;
+    return { problem: `waitFor failed for "${request.prompt}": ${messageOf(thrown)}` };
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    unlink?.();
+    resumeClock();
+  }
+}
+
+/** The second half of a suspension: run again with the answer, or report the refusal. */
+export async function afterAnswer(
+  run: Run,
+  call: ToolCall,
+  tool: Tool,
+  args: Record<string, unknown>,
+  messageId: string,
+  request: Request,
+  approval: boolean,
+  answer: Answer,
+): Promise<Settled> {
+  if (!answer.ok) {
+    const result = error(`declined/expired: ${request.prompt}`, { answer });
+    return final(run, call, tool, args, messageId, noRun(result, args));
+  }
+  const again = await attempt(run, tool, call, args, messageId, answer, true);
+  const next = pendingOf(again.result);
+  if (next === undefined) return final(run, call, tool, again.args, messageId, again);
+  // After an approval the tool ran for the first time, so its own question is a new suspension.
+  if (approval) return suspend(run, call, tool, again.args, messageId, next, false, again);
+  // Never loop on the same call: a second suspension on the re-execution is an error.
+  return final(run, call, tool, again.args, messageId, {
+    ...again,
+    result: error(`unresolved: ${next.prompt}`),
+  });
+}

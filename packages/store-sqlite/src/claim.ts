@@ -1,0 +1,160 @@
+import { type Answer, CheckpointError, type ClaimedRun, type ClaimOptions } from "@toolnexus/core";
+import type Database from "better-sqlite3";
+import {
+  checkLeaseMs,
+  checkOwner,
+  type RunRow,
+  readAnswer,
+  readCheckpoint,
+  readError,
+  readJournalEntry,
+  short,
+} from "./rows.js";
+
+type Reason = ClaimedRun["reason"];
+
+interface Candidate {
+  run_id: string;
+  since: number;
+}
+
+/** Why `row` can be claimed by id right now, or undefined when it cannot. */
+function reasonById(row: RunRow, now: number): Reason | undefined {
+  switch (row.state) {
+    // By id, a ready run is taken even before its retry time: the caller asked for it.
+    case "ready":
+      return "ready";
+    case "waiting":
+      return row.wake_ms !== null && row.wake_ms <= now ? "expired" : undefined;
+    case "running":
+      return row.lease_expires_ms !== null && row.lease_expires_ms <= now ? "takeover" : undefined;
+    case "failed":
+      return "failed";
+    default:
+      return undefined;
+  }
+}
+
+/** Prepares the statements once and returns `claim`. */
+export function claimOp(db: Database.Database): (options: ClaimOptions) => ClaimedRun | undefined {
+  // One index range scan each ((state, ready_ms), (state, wake_ms), (state, lease_expires_ms)):
+  // the earliest claimable run of each kind, however many runs the file holds.
+  const candidates: [Reason, Database.Statement<[number], Candidate>][] = [
+    [
+      "ready",
+      db.prepare(
+        `SELECT run_id, ready_ms AS since FROM runs
+          WHERE state = 'ready' AND ready_ms <= ? ORDER BY ready_ms LIMIT 1`,
+      ),
+    ],
+    [
+      "expired",
+      db.prepare(
+        `SELECT run_id, wake_ms AS since FROM runs
+          WHERE state = 'waiting' AND wake_ms <= ? ORDER BY wake_ms LIMIT 1`,
+      ),
+    ],
+    [
+      "takeover",
+      db.prepare(
+        `SELECT run_id, lease_expires_ms AS since FROM runs
+          WHERE state = 'running' AND lease_expires_ms <= ? ORDER BY lease_expires_ms LIMIT 1`,
+      ),
+    ],
+  ];
+  const runById = db.prepare<[string], RunRow>("SELECT * FROM runs WHERE run_id = ?");
+  const journalOf = db
+    .prepare<[string], string>("SELECT json FROM journal WHERE run_id = ? ORDER BY seq")
+    .pluck();
+  const answersOf = db.prepare<[string], { request_id: string; answer_json: string }>(
+    `SELECT request_id, answer_json FROM requests
+      WHERE run_id = ? AND state = 'answered' AND answer_json IS NOT NULL`,
+  );
+  const take = db.prepare<
+    [{ runId: string; owner: string; token: number; expiresAt: number; now: number }]
+  >(
+    `UPDATE runs SET state = 'running', owner = @owner, token = @token + 1,
+       lease_expires_ms = @expiresAt, ready_ms = NULL, finished_ms = NULL, updated_ms = @now
+     WHERE run_id = @runId AND token = @token`,
+  );
+
+  /** The run claimable longest, by what made it claimable and since when. */
+  const pick = (now: number): { runId: string; reason: Reason } | undefined => {
+    let best: { runId: string; reason: Reason; since: number } | undefined;
+    for (const [reason, statement] of candidates) {
+      const found = statement.get(now);
+      if (found !== undefined && (best === undefined || found.since < best.since)) {
+        best = { runId: found.run_id, reason, since: found.since };
+      }
+    }
+    return best;
+  };
+
+  const claimTx = db.transaction((options: ClaimOptions): ClaimedRun | undefined => {
+    // The time is read inside the transaction, after the write lock was granted.
+    const now = Date.now();
+    let runId: string;
+    let reason: Reason | undefined;
+    if (options.runId === undefined) {
+      const picked = pick(now);
+      if (picked === undefined) return undefined;
+      ({ runId, reason } = picked);
+    } else {
+      runId = options.runId;
+    }
+    const row = runById.get(runId);
+    if (row === undefined) return undefined;
+    reason ??= reasonById(row, now);
+    if (reason === undefined) return undefined;
+
+    // Everything is read (and validated) before anything is written: a corrupt row throws and
+    // the transaction rolls back, leaving the run exactly as it was.
+    if (row.checkpoint_json === null) {
+      throw new CheckpointError(undefined, `the stored run "${short(runId)}" has no checkpoint`);
+    }
+    const checkpoint = readCheckpoint(row.checkpoint_json, runId);
+    const journal = journalOf.all(runId).map((json) => readJournalEntry(json, runId));
+    const recorded = new Map(
+      answersOf.all(runId).map((r) => [r.request_id, readAnswer(r.answer_json, runId)]),
+    );
+    const answers: Answer[] = [];
+    for (const call of checkpoint.pending) {
+      const answer = recorded.get(call.request.id);
+      if (answer !== undefined) answers.push(answer);
+    }
+
+    const expiresAt = now + options.leaseMs;
+    const params = { runId, owner: options.owner, token: row.token, expiresAt, now };
+    // Under BEGIN IMMEDIATE no other writer can interleave, so this always changes one row; the
+    // token guard keeps the claim exclusive even if the transaction mode ever changes.
+    if (take.run(params).changes !== 1) return undefined;
+
+    const claimed: ClaimedRun = {
+      lease: { runId, owner: options.owner, token: row.token + 1, expiresAt },
+      checkpoint,
+      journal,
+      answers,
+      reason,
+      failures: row.failures,
+    };
+    const lastError = readError(row.error_json);
+    if (lastError !== undefined) claimed.lastError = lastError;
+    return claimed;
+  });
+
+  return (options) => {
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError("claim(): options must be { owner, leaseMs, runId? }");
+    }
+    checkOwner(options.owner, "claim()");
+    checkLeaseMs(options.leaseMs, "claim()");
+    if (options.runId !== undefined && typeof options.runId !== "string") {
+      throw new TypeError("claim(): runId must be a string");
+    }
+    return claimTx.immediate({
+      owner: options.owner,
+      leaseMs: options.leaseMs,
+      runId: options.runId,
+    });
+  };
+}
