@@ -1,6 +1,6 @@
 // toolnexus: createClient + a Model that plays the script, the same way a provider adapter
 // reports tool calls (arguments as JSON text, parsed by core's toolCall()).
-import { createClient } from "@toolnexus/client";
+import { createClient, memoryRunStore } from "@toolnexus/client";
 import { pending, toolCall } from "@toolnexus/core";
 import { nativeTool } from "@toolnexus/native";
 import { z } from "zod";
@@ -40,32 +40,6 @@ const calls = (ids) => ({
   toolCalls: ids.map((id) => toolCall(id, "add", ARGS_JSON)),
   finishReason: "tool_calls",
 });
-
-/** A SuspensionStore that keeps only the checkpoint's JSON text, like a durable store. */
-function jsonStore() {
-  const rows = new Map();
-  return {
-    bytes: 0,
-    save(checkpoint) {
-      const json = JSON.stringify(checkpoint);
-      this.bytes = Buffer.byteLength(json);
-      for (const call of checkpoint.pending) rows.set(call.request.id, json);
-    },
-    get(requestId) {
-      const json = rows.get(requestId);
-      return json === undefined ? undefined : JSON.parse(json);
-    },
-    claim(requestId) {
-      const json = rows.get(requestId);
-      if (json === undefined) throw new Error(`no checkpoint for ${requestId}`);
-      rows.delete(requestId);
-      return JSON.parse(json);
-    },
-    list() {
-      return [];
-    },
-  };
-}
 
 export function create() {
   const ran = counter();
@@ -152,8 +126,10 @@ export function create() {
     expectFive("toolnexus s5", last.content);
     return answer(FINAL.s5);
   });
-  const store = jsonStore();
-  const c5 = createClient({ model: m5, tools: [approvedAdd], suspensions: store });
+  // The in-memory run store keeps JSON text, like a durable store, and has its semantics
+  // (answers recorded, a lease per continuation, the journal, the stored result).
+  const store = memoryRunStore({ keepFinished: 100 });
+  const c5 = createClient({ model: m5, tools: [approvedAdd], runs: store });
 
   return {
     name: "toolnexus",
@@ -187,9 +163,9 @@ export function create() {
       const before = ran.n;
       const halted = await c5.run(PROMPT);
       expectEqual("toolnexus s5 status", halted.status, "pending");
-      const bytes = store.bytes;
+      const bytes = Buffer.byteLength(JSON.stringify(store.getRun(halted.runId).checkpoint));
       // A fresh client, sharing only the store, resumes with the human's answer.
-      const fresh = createClient({ model: m5, tools: [approvedAdd], suspensions: store });
+      const fresh = createClient({ model: m5, tools: [approvedAdd], runs: store });
       const done = await fresh.resume({ id: halted.pending.id, ok: true });
       expectEqual("toolnexus s5 text", done.text, FINAL.s5);
       expectEqual("toolnexus s5 tool runs", ran.n - before, 1);

@@ -90,18 +90,42 @@ export function claimOp(db: Database.Database): (options: ClaimOptions) => Claim
     return best;
   };
 
+  // A run whose stored state cannot be read must not block every worker behind it: the generic
+  // claim sets it aside as `failed` (its rows kept for inspection) and takes the next one.
+  const setAside = db.prepare<[string, number, number, string]>(
+    `UPDATE runs SET state = 'failed', error_json = ?, owner = NULL, lease_expires_ms = NULL,
+       ready_ms = NULL, wake_ms = NULL, finished_ms = ?, updated_ms = ?
+     WHERE run_id = ?`,
+  );
+
   const claimTx = db.transaction((options: ClaimOptions): ClaimedRun | undefined => {
     // The time is read inside the transaction, after the write lock was granted.
     const now = Date.now();
-    let runId: string;
-    let reason: Reason | undefined;
-    if (options.runId === undefined) {
+    if (options.runId !== undefined) return claimRun(options, options.runId, undefined, now);
+    for (;;) {
       const picked = pick(now);
       if (picked === undefined) return undefined;
-      ({ runId, reason } = picked);
-    } else {
-      runId = options.runId;
+      try {
+        return claimRun(options, picked.runId, picked.reason, now);
+      } catch (thrown) {
+        if (!(thrown instanceof CheckpointError)) throw thrown;
+        const error = {
+          code: thrown.code,
+          message: thrown.message,
+          at: new Date(now).toISOString(),
+        };
+        setAside.run(JSON.stringify(error), now, now, picked.runId);
+      }
     }
+  });
+
+  const claimRun = (
+    options: ClaimOptions,
+    runId: string,
+    picked: Reason | undefined,
+    now: number,
+  ): ClaimedRun | undefined => {
+    let reason = picked;
     const row = runById.get(runId);
     if (row === undefined) return undefined;
     reason ??= reasonById(row, now);
@@ -140,7 +164,7 @@ export function claimOp(db: Database.Database): (options: ClaimOptions) => Claim
     const lastError = readError(row.error_json);
     if (lastError !== undefined) claimed.lastError = lastError;
     return claimed;
-  });
+  };
 
   return (options) => {
     if (typeof options !== "object" || options === null) {

@@ -89,7 +89,7 @@ describe("persistence across close and reopen", () => {
 });
 
 describe("corrupt rows", () => {
-  it("a corrupt checkpoint: claim and getRun throw a CheckpointError naming the run; nothing changes", () => {
+  it("a corrupt checkpoint: a claim by id and getRun throw a CheckpointError naming the run; nothing changes", () => {
     const store = open();
     const bad = request();
     const good = request();
@@ -100,7 +100,6 @@ describe("corrupt rows", () => {
     exec("UPDATE runs SET checkpoint_json = ? WHERE run_id = 'run_bad'", '{"version":2,"runId":');
 
     for (const fn of [
-      () => store.claim({ owner: "w", leaseMs: 1000 }),
       () => store.claim({ owner: "w", leaseMs: 1000, runId: "run_bad" }),
       () => store.getRun("run_bad"),
     ]) {
@@ -125,12 +124,40 @@ describe("corrupt rows", () => {
     expect(store.claim({ owner: "w", leaseMs: 1000, runId: "run_good" })?.reason).toBe("ready");
   });
 
+  it("a corrupt run does not block workers: the generic claim sets it aside as failed and takes the next", () => {
+    const store = open();
+    const bad = request();
+    const good = request();
+    store.halt(checkpoint([bad], { runId: "run_bad" }));
+    store.halt(checkpoint([good], { runId: "run_good" }));
+    store.answer({ id: bad.id, ok: true });
+    store.answer({ id: good.id, ok: true });
+    exec("UPDATE runs SET checkpoint_json = ? WHERE run_id = 'run_bad'", '{"version":2,"runId":');
+    const claimed = store.claim({ owner: "w", leaseMs: 1000 });
+    expect(claimed?.lease.runId).toBe("run_good");
+    const db = raw();
+    const row = db
+      .prepare(
+        "SELECT state, owner, checkpoint_json, error_json FROM runs WHERE run_id = 'run_bad'",
+      )
+      .get() as { state: string; owner: null; checkpoint_json: string; error_json: string };
+    db.close();
+    // Kept as it was, for someone to inspect or repair; the error says what is wrong.
+    expect(row).toMatchObject({
+      state: "failed",
+      owner: null,
+      checkpoint_json: '{"version":2,"runId":',
+    });
+    expect(JSON.parse(row.error_json)).toMatchObject({ code: "checkpoint_invalid" });
+    expect(store.claim({ owner: "w", leaseMs: 1000 })).toBeUndefined();
+  });
+
   it("a checkpoint of another version names the version problem", () => {
     const store = open();
     const ckp = checkpoint([request({ expiresAt: new Date(0).toISOString() })], { runId: "run_v" });
     store.halt(ckp);
     exec("UPDATE runs SET checkpoint_json = ?", JSON.stringify({ ...ckp, version: 7 }));
-    expect(() => store.claim({ owner: "w", leaseMs: 1000 })).toThrow(
+    expect(() => store.claim({ owner: "w", leaseMs: 1000, runId: "run_v" })).toThrow(
       /run "run_v".*checkpoint version 7.*reads version 2/,
     );
   });
@@ -141,7 +168,9 @@ describe("corrupt rows", () => {
     store.halt(checkpoint([r], { runId: "run_a" }));
     store.answer({ id: r.id, ok: true });
     exec("UPDATE requests SET answer_json = '{oops' WHERE request_id = ?", r.id);
-    expect(() => store.claim({ owner: "w", leaseMs: 1000 })).toThrow(/answer of run "run_a"/);
+    expect(() => store.claim({ owner: "w", leaseMs: 1000, runId: "run_a" })).toThrow(
+      /answer of run "run_a"/,
+    );
     // A read tolerates it: the answer is left out rather than failing the whole run.
     expect(store.getRequest(r.id)?.answer).toBeUndefined();
 
