@@ -7,7 +7,13 @@ describe("CallContext", () => {
     expect(Object.keys(ctx)).toEqual(["messageId", "callId", "runId", "attempt", "signal"]);
     expect(ctx.signal).toBeInstanceOf(AbortSignal);
     expect(ctx.signal).toBe(ctx.signal);
-    expect({ ...ctx }).toEqual({ messageId: "msg_1", callId: "c1", signal: ctx.signal });
+    expect({ ...ctx }).toEqual({
+      messageId: "msg_1",
+      callId: "c1",
+      runId: "run_1",
+      attempt: 1,
+      signal: ctx.signal,
+    });
     expect(ctx.signal?.aborted).toBe(false);
   });
 

@@ -12,6 +12,7 @@ import {
   WireFormatError,
 } from "@toolnexus/core";
 import type { ResolvedConfig } from "./config.js";
+import { continueFrom } from "./continue-run.js";
 import { RunCancelledError } from "./errors.js";
 import { errorInfo, Journal } from "./journal.js";
 import { Run, restoredStart } from "./run.js";
@@ -68,7 +69,7 @@ export async function continueClaimed(
     claimed.failures,
     () => run.messages,
   );
-  const result = await underLease(run, journal, () => run.continueFrom(claimed));
+  const result = await underLease(run, journal, () => continueFrom(run, claimed));
   if (follow && run.readyAfterHalt) return settleRun(config, run.runId, signal, sink);
   return result;
 }

@@ -1,35 +1,28 @@
 // The turn loop: call the model, run the tools it asks for, repeat; halt for humans or finish.
-// One call's life is in tool-call.ts, suspensions in suspension.ts, durable writes in journal.ts.
+// The model call is in model-call.ts, one call's life in tool-call.ts, suspensions in suspension.ts,
+// durable writes in journal.ts, and continuing a claimed run in continue-run.ts.
 import {
   type Answer,
   type AssistantMessage,
-  addUsage,
   CHECKPOINT_VERSION,
   type Checkpoint,
-  CheckpointError,
-  type ClaimedRun,
   emptyUsage,
   type FinishedResult,
   type JournalEntry,
   type Message,
-  type Model,
-  type ModelCallOptions,
-  type ModelRequest,
   type ModelResponse,
   type PendingCall,
-  type Tool,
   type ToolCall,
   type ToolContext,
   type ToolMessage,
   type Usage,
 } from "@toolnexus/core";
-import { RunClock, timeoutReason } from "./budget.js";
+import { RunClock } from "./budget.js";
 import type { ResolvedConfig } from "./config.js";
 import { RunCancelledError, RunError } from "./errors.js";
-import { fingerprint } from "./fingerprint.js";
 import { loopId } from "./ids.js";
 import type { Journal } from "./journal.js";
-import { afterAnswer, isExpired } from "./suspension.js";
+import { callModel } from "./model-call.js";
 import { messageOf, settleCall } from "./tool-call.js";
 import type { DoneResult, RunEvent, RunResult, ToolCallRecord } from "./types.js";
 
@@ -92,7 +85,7 @@ export class Run {
     start: RunStart,
     signal: AbortSignal | undefined,
     private readonly sink: ((event: RunEvent) => void) | undefined,
-    private readonly streaming: boolean,
+    readonly streaming: boolean,
   ) {
     this.runId = start.runId;
     this.sessionId = start.sessionId;
@@ -194,7 +187,7 @@ export class Run {
       if (this.outOfTime || (left !== undefined && left <= 0)) {
         return this.finish({ status: "incomplete", limit: "timeout" });
       }
-      const response = await this.callModel();
+      const response = await callModel(this);
       if (response === "timeout") return this.finish({ status: "incomplete", limit: "timeout" });
       this.turns++;
       const assistant = this.appendAssistant(response);
@@ -211,7 +204,7 @@ export class Run {
    * Runs the calls of a turn (skipping those already journaled), then appends their tool
    * messages in call order. Returns the calls that halted, if any.
    */
-  private async settleTurn(
+  async settleTurn(
     assistant: AssistantMessage,
     journaled: ReadonlyMap<string, JournalEntry> | undefined,
   ): Promise<PendingCall[] | undefined> {
@@ -241,21 +234,13 @@ export class Run {
   }
 
   /** A durable run's call: run it, then journal its outcome before the run moves on. */
-  private async settleJournaled(
-    call: ToolCall,
-    messageId: string,
-    answered?: string,
-  ): Promise<Settled> {
+  async settleJournaled(call: ToolCall, messageId: string, answered?: string): Promise<Settled> {
     const settled = await settleCall(this, call, messageId);
     await this.journalCall(call.id, settled, answered);
     return settled;
   }
 
-  private journalCall(
-    callId: string,
-    settled: Settled,
-    answered: string | undefined,
-  ): Promise<void> {
+  journalCall(callId: string, settled: Settled, answered: string | undefined): Promise<void> {
     const entry: JournalEntry = {
       callId,
       message: settled.message,
@@ -267,135 +252,11 @@ export class Run {
   }
 
   /** A call whose outcome was journaled by an earlier worker: reuse it, never run it again. */
-  private replay(entry: JournalEntry): Settled {
+  replay(entry: JournalEntry): Settled {
     this.records.push(entry.record);
     const settled: Settled = { message: entry.message, record: entry.record };
     if (entry.pending !== undefined) settled.pending = entry.pending;
     return settled;
-  }
-
-  /**
-   * Continue a claimed durable run: reuse the journaled calls, apply recorded answers and
-   * expiries to a halted turn, run again the calls that were in flight, then loop on.
-   */
-  async continueFrom(claimed: ClaimedRun): Promise<RunResult> {
-    const { checkpoint } = claimed;
-    const journaled = new Map<string, JournalEntry>();
-    for (const entry of claimed.journal) journaled.set(entry.callId, entry);
-    // Each claim raises the lease token by one: the claims since this checkpoint was written
-    // bound how many times a call of it may have started.
-    const since = claimed.lease.token - (checkpoint.leaseToken ?? 0);
-    this.attempts = new Map();
-    if (checkpoint.pending.length > 0) {
-      const answers = new Map(claimed.answers.map((answer) => [answer.id, answer]));
-      return this.continueHalted(checkpoint.pending, journaled, answers, since);
-    }
-    const last = this.messages[this.messages.length - 1];
-    if (last?.role === "assistant" && last.toolCalls !== undefined && last.toolCalls.length > 0) {
-      // The turn was in flight: its unjournaled calls run again, one attempt further on.
-      for (const call of last.toolCalls) {
-        if (journaled.has(call.id)) continue;
-        if (call.argsError === undefined) this.toolFor(call.id, call.name);
-        this.attempts.set(call.id, since + 1);
-      }
-      const halted = await this.settleTurn(last, journaled);
-      if (halted !== undefined) return this.halt(halted);
-      return this.loop();
-    }
-    // The final turn was written (a conversation): only the end is left to do.
-    if (last?.role === "assistant") return this.finish({ status: "done" });
-    return this.loop();
-  }
-
-  private async continueHalted(
-    pending: readonly PendingCall[],
-    journaled: ReadonlyMap<string, JournalEntry>,
-    answers: ReadonlyMap<string, Answer>,
-    since: number,
-  ): Promise<RunResult> {
-    // Check every call that will run before running any, so a misconfigured worker changes nothing.
-    for (const waiting of pending) {
-      if (journaled.has(waiting.callId)) continue;
-      const tool = this.toolFor(waiting.request.id, waiting.tool);
-      if (fingerprint(tool.name, waiting.args) !== waiting.fingerprint) {
-        throw new CheckpointError(
-          waiting.request.id,
-          `the arguments stored for call ${waiting.callId} do not match its fingerprint; the checkpoint was altered`,
-        );
-      }
-      this.findCall(waiting.callId);
-    }
-    const outcomes = await Promise.all(
-      pending.map(async (waiting): Promise<PendingCall | undefined> => {
-        const done = journaled.get(waiting.callId);
-        let settled: Settled;
-        if (done !== undefined) {
-          settled = this.replay(done);
-        } else {
-          const given = answers.get(waiting.request.id);
-          // An answer recorded in time wins over a deadline that passed since.
-          if (given === undefined && !isExpired(waiting.deadline ?? waiting.request.expiresAt)) {
-            return waiting;
-          }
-          const answer: Answer = given ?? { id: waiting.request.id, ok: false, reason: "expired" };
-          const { call, messageId } = this.findCall(waiting.callId);
-          const tool = this.config.tools.get(waiting.tool) as Tool;
-          this.attempts!.set(call.id, since);
-          if (this.listening) {
-            this.emit({
-              type: "tool_call",
-              call,
-              messageId,
-              ctx: this.context(call, messageId, answer),
-            });
-          }
-          settled = await afterAnswer(
-            this,
-            call,
-            tool,
-            waiting.args,
-            messageId,
-            waiting.request,
-            waiting.approval,
-            answer,
-          );
-          if (this.journal !== undefined)
-            await this.journalCall(call.id, settled, waiting.request.id);
-        }
-        this.messages[waiting.slot] = settled.message;
-        return settled.pending === undefined
-          ? undefined
-          : { ...settled.pending, slot: waiting.slot };
-      }),
-    );
-    const still = outcomes.filter((outcome): outcome is PendingCall => outcome !== undefined);
-    if (still.length > 0) return this.halt(still);
-    return this.loop();
-  }
-
-  /** The registered tool a stored call needs; a worker without it must not touch the run. */
-  private toolFor(requestOrCall: string, name: string): Tool {
-    const tool = this.config.tools.get(name);
-    if (tool === undefined) {
-      throw new CheckpointError(
-        requestOrCall,
-        `tool "${name}" is not registered with this client; register it to continue run ${this.runId}`,
-      );
-    }
-    return tool;
-  }
-
-  private findCall(callId: string): { call: ToolCall; messageId: string } {
-    for (let i = this.messages.length - 1; i >= 0; i--) {
-      const message = this.messages[i]!;
-      if (message.role !== "assistant" || message.toolCalls === undefined) continue;
-      const call = message.toolCalls.find((candidate) => candidate.id === callId);
-      if (call !== undefined) return { call, messageId: message.id };
-    }
-    throw new CheckpointError(
-      undefined,
-      `tool call ${callId} of run ${this.runId} is not in the transcript`,
-    );
   }
 
   private appendAssistant(response: ModelResponse): AssistantMessage {
@@ -428,126 +289,8 @@ export class Run {
     return assistant;
   }
 
-  /** One model call; without hooks or a run deadline it takes one small async frame. */
-  private callModel(): Promise<ModelResponse | "timeout"> {
-    const { hooks } = this.config;
-    if (
-      hooks.beforeModel === undefined &&
-      hooks.afterModel === undefined &&
-      this.config.timeoutMs === undefined
-    ) {
-      return this.callModelDirect();
-    }
-    return this.callModelGeneral();
-  }
-
-  private async callModelDirect(): Promise<ModelResponse> {
-    if (this.signal?.aborted) throw this.cancelled();
-    const turn = this.turns + 1;
-    let response: ModelResponse;
-    try {
-      response = await this.generate(
-        { messages: this.messages, tools: this.config.specs },
-        this.signal,
-        turn,
-      );
-    } catch (thrown) {
-      throw this.modelFailed(thrown, turn);
-    }
-    this.countUsage(response);
-    return response;
-  }
-
-  private async callModelGeneral(): Promise<ModelResponse | "timeout"> {
-    const { hooks } = this.config;
-    let request: ModelRequest = { messages: this.messages, tools: this.config.specs };
-    const turn = this.turns + 1;
-    if (hooks.beforeModel !== undefined)
-      request = (await hooks.beforeModel(request, { turn })) ?? request;
-
-    const left = this.clock.remaining();
-    const outer = this.signal;
-    let signal = outer;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let unlink: (() => void) | undefined;
-    if (left !== undefined) {
-      const controller = new AbortController();
-      timer = setTimeout(
-        () => controller.abort(timeoutReason(Math.round(left))),
-        Math.max(0, left),
-      );
-      if (outer !== undefined) {
-        const forward = () => controller.abort(outer.reason);
-        outer.addEventListener("abort", forward, { once: true });
-        unlink = () => outer.removeEventListener("abort", forward);
-      }
-      signal = controller.signal;
-    }
-    if (outer?.aborted) throw this.cancelled();
-
-    let response: ModelResponse;
-    try {
-      response = await this.generate(request, signal, turn);
-    } catch (thrown) {
-      if (!outer?.aborted && signal?.aborted) return "timeout";
-      throw this.modelFailed(thrown, turn);
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-      unlink?.();
-    }
-    if (hooks.afterModel !== undefined)
-      response = (await hooks.afterModel(response, { turn })) ?? response;
-    this.countUsage(response);
-    return response;
-  }
-
-  /** What a failed model call rejects the run with: cancelled, or `model_failed`. */
-  private modelFailed(thrown: unknown, turn: number): Error {
-    if (this.signal?.aborted) return this.cancelled();
-    return new RunError(
-      "model_failed",
-      `model ${this.config.model.id} failed on turn ${turn}: ${messageOf(thrown)}`,
-      this.messages,
-      this.runId,
-      thrown,
-    );
-  }
-
-  private countUsage(response: ModelResponse): void {
-    if (response.usage === undefined) return;
-    this.usage = addUsage(this.usage, response.usage);
-    if (this.listening) this.emit({ type: "usage", usage: response.usage, total: this.usage });
-  }
-
-  // Not async: an async wrapper around model.generate would cost extra promise hops per turn.
-  private generate(
-    request: ModelRequest,
-    signal: AbortSignal | undefined,
-    turn: number,
-  ): Promise<ModelResponse> {
-    const { model } = this.config;
-    const options = signal === undefined ? {} : { signal };
-    if (!this.streaming || model.stream === undefined) return model.generate(request, options);
-    return this.streamed(model.stream.bind(model), request, options, turn);
-  }
-
-  private async streamed(
-    stream: NonNullable<Model["stream"]>,
-    request: ModelRequest,
-    options: ModelCallOptions,
-    turn: number,
-  ): Promise<ModelResponse> {
-    let final: ModelResponse | undefined;
-    for await (const part of stream(request, options)) {
-      if (part.type === "text") this.emit({ type: "text", delta: part.delta, turn });
-      else if (part.type === "finish") final = part.response;
-    }
-    if (final === undefined) throw new Error("the stream ended without a finish event");
-    return final;
-  }
-
   /** Save a checkpoint, then report the halt. */
-  private async halt(calls: PendingCall[]): Promise<RunResult> {
+  async halt(calls: PendingCall[]): Promise<RunResult> {
     const checkpoint = this.checkpoint(calls);
     const state =
       this.journal !== undefined
@@ -595,7 +338,7 @@ export class Run {
     return result;
   }
 
-  private finish(
+  finish(
     end: { status: "done" } | { status: "incomplete"; limit: "maxTurns" | "timeout" },
   ): RunResult | Promise<RunResult> {
     let text = "";

@@ -1,0 +1,126 @@
+// One model call of the turn loop: hooks, the run's deadline, streaming, usage, and the error a
+// failed call becomes.
+import type { Model, ModelCallOptions, ModelRequest, ModelResponse } from "@toolnexus/core";
+import { addUsage } from "@toolnexus/core";
+import { timeoutReason } from "./budget.js";
+import { RunError } from "./errors.js";
+import type { Run } from "./run.js";
+import { messageOf } from "./tool-call.js";
+
+/** One model call; without hooks or a run deadline it takes one small async frame. */
+export function callModel(run: Run): Promise<ModelResponse | "timeout"> {
+  const { hooks } = run.config;
+  if (
+    hooks.beforeModel === undefined &&
+    hooks.afterModel === undefined &&
+    run.config.timeoutMs === undefined
+  ) {
+    return callModelDirect(run);
+  }
+  return callModelGeneral(run);
+}
+
+async function callModelDirect(run: Run): Promise<ModelResponse> {
+  if (run.signal?.aborted) throw run.cancelled();
+  const turn = run.turns + 1;
+  let response: ModelResponse;
+  try {
+    response = await generate(
+      run,
+      { messages: run.messages, tools: run.config.specs },
+      run.signal,
+      turn,
+    );
+  } catch (thrown) {
+    throw modelFailed(run, thrown, turn);
+  }
+  countUsage(run, response);
+  return response;
+}
+
+async function callModelGeneral(run: Run): Promise<ModelResponse | "timeout"> {
+  const { hooks } = run.config;
+  let request: ModelRequest = { messages: run.messages, tools: run.config.specs };
+  const turn = run.turns + 1;
+  if (hooks.beforeModel !== undefined)
+    request = (await hooks.beforeModel(request, { turn })) ?? request;
+
+  const left = run.clock.remaining();
+  const outer = run.signal;
+  let signal = outer;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let unlink: (() => void) | undefined;
+  if (left !== undefined) {
+    const controller = new AbortController();
+    timer = setTimeout(() => controller.abort(timeoutReason(Math.round(left))), Math.max(0, left));
+    if (outer !== undefined) {
+      const forward = () => controller.abort(outer.reason);
+      outer.addEventListener("abort", forward, { once: true });
+      unlink = () => outer.removeEventListener("abort", forward);
+    }
+    signal = controller.signal;
+  }
+  if (outer?.aborted) throw run.cancelled();
+
+  let response: ModelResponse;
+  try {
+    response = await generate(run, request, signal, turn);
+  } catch (thrown) {
+    if (!outer?.aborted && signal?.aborted) return "timeout";
+    throw modelFailed(run, thrown, turn);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    unlink?.();
+  }
+  if (hooks.afterModel !== undefined)
+    response = (await hooks.afterModel(response, { turn })) ?? response;
+  countUsage(run, response);
+  return response;
+}
+
+/** What a failed model call rejects the run with: cancelled, or `model_failed`. */
+function modelFailed(run: Run, thrown: unknown, turn: number): Error {
+  if (run.signal?.aborted) return run.cancelled();
+  return new RunError(
+    "model_failed",
+    `model ${run.config.model.id} failed on turn ${turn}: ${messageOf(thrown)}`,
+    run.messages,
+    run.runId,
+    thrown,
+  );
+}
+
+function countUsage(run: Run, response: ModelResponse): void {
+  if (response.usage === undefined) return;
+  run.usage = addUsage(run.usage, response.usage);
+  if (run.listening) run.emit({ type: "usage", usage: response.usage, total: run.usage });
+}
+
+// Not async: an async wrapper around model.generate would cost extra promise hops per turn.
+function generate(
+  run: Run,
+  request: ModelRequest,
+  signal: AbortSignal | undefined,
+  turn: number,
+): Promise<ModelResponse> {
+  const { model } = run.config;
+  const options = signal === undefined ? {} : { signal };
+  if (!run.streaming || model.stream === undefined) return model.generate(request, options);
+  return streamed(run, model.stream.bind(model), request, options, turn);
+}
+
+async function streamed(
+  run: Run,
+  stream: NonNullable<Model["stream"]>,
+  request: ModelRequest,
+  options: ModelCallOptions,
+  turn: number,
+): Promise<ModelResponse> {
+  let final: ModelResponse | undefined;
+  for await (const part of stream(request, options)) {
+    if (part.type === "text") run.emit({ type: "text", delta: part.delta, turn });
+    else if (part.type === "finish") final = part.response;
+  }
+  if (final === undefined) throw new Error("the stream ended without a finish event");
+  return final;
+}
