@@ -2,14 +2,14 @@
 // resumes across processes, the list of waiting requests, and the browser inbox.
 import { parseArgs } from "node:util";
 import {
-  AlreadyResumedError,
+  AnswerConflictError,
   RunCancelledError,
   RunError,
   type RunResult,
   SuspensionNotFoundError,
   WireFormatError,
 } from "@toolnexus/client";
-import type { Message } from "@toolnexus/core";
+import type { Answer, Message } from "@toolnexus/core";
 import type { SqliteStore } from "@toolnexus/store-sqlite";
 import {
   type AnswerFlags,
@@ -38,16 +38,20 @@ import {
 } from "./printer.js";
 import {
   AGENT,
+  assertContinuable,
   dbPath,
   demoClient,
+  describeAnswer,
+  findRequest,
   newSessionId,
   openStore,
+  type Recorded,
   RUN_TIMEOUT_MS,
+  recordAnswer,
   shownPath,
   TOOL_TIMEOUT_MS,
   UsageError,
   WAIT_TIMEOUT_MS,
-  waitingRequest,
 } from "./setup.js";
 import { STATUS_TIMEOUT_MS } from "./tools.js";
 
@@ -55,8 +59,8 @@ const USAGE = `toolnexus demo: a release assistant that stops and asks
 
 usage:
   pnpm demo [--durable] [answer flags] [model flags]   run the release assistant
-  pnpm demo resume <request-id> [answer flags]          continue a halted run in this process
-  pnpm demo pending [--json]                            list the requests that wait for a person
+  pnpm demo resume <request-id> [answer flags]          answer a request and continue its run here
+  pnpm demo pending [--json]                            list the requests that wait (or expired)
   pnpm demo serve [--port 4173] [--host 127.0.0.1]      the inbox in a browser
 
 answer flags (used when there is no terminal to ask, or to skip the prompt):
@@ -172,7 +176,7 @@ function report(ctx: Context, result: RunResult, store: SqliteStore | undefined)
   }
   const db = store === undefined ? "memory" : shownPath(store.path);
   printer.line(
-    `${s.yellow(s.bold("⏸ halted"))} ${s.dim(`the run waits for a person; checkpoint ${result.checkpointId} is in ${db} and this process is done`)}`,
+    `${s.yellow(s.bold("⏸ halted"))} ${s.dim(`the run waits for a person; run ${result.runId} is in ${db} and this process is done`)}`,
   );
   for (const request of result.pendings) {
     printer.line(`  ${s.bold(request.kind)}: ${request.prompt} ${s.dim(`(${request.id})`)}`);
@@ -319,9 +323,24 @@ async function resumeCommand(ctx: Context, id: string | undefined): Promise<numb
   const cancel = interruptible();
   let terminal: TerminalAsker | undefined;
   try {
-    const waiting = waitingRequest(store, id);
+    const found = findRequest(store, id);
+    assertContinuable(found);
     const model = createModel(ctx.choice);
+    const client = demoClient({ model, store, onEvent: printer.event, observe: printer.note });
+    const open = found.state === "waiting";
+    const settled = found.state === "answered" || found.state === "applied";
+    // An answer on record cannot be changed, so there is nothing to ask. Answer flags must
+    // repeat it: a different one is refused here, before anything is printed or run.
+    let recorded: Recorded | undefined;
+    if (settled && hasAnswerFlags(flags)) {
+      const quiet = new Printer(() => {}, printer.style);
+      recorded = await recordAnswer(
+        client,
+        await flagAsker(flags, quiet, "no answer flags given")(found.request),
+      );
+    }
     const interactive =
+      open &&
       values["no-interactive"] !== true &&
       !hasAnswerFlags(flags) &&
       (values.interactive === true ||
@@ -329,31 +348,65 @@ async function resumeCommand(ctx: Context, id: string | undefined): Promise<numb
     banner(
       ctx,
       describeModel(ctx.choice, model),
-      waiting.sessionId ?? "(none)",
-      interactive ? "asked here, in this terminal" : "from the command-line flags or defaults",
+      found.sessionId ?? "(none)",
+      !open
+        ? "none needed: this request is no longer open"
+        : interactive
+          ? "asked here, in this terminal"
+          : "from the command-line flags or defaults",
     );
     printer.line();
     printer.line(
-      `${s.dim("resuming from")} ${shownPath(store.path)}${s.dim(": this process did not start the run")}`,
+      `${s.dim("resuming from")} ${shownPath(store.path)}${s.dim(`: this process did not start the run (${found.runId})`)}`,
     );
-    const earlier = lastAssistantText(waiting.messages);
+    const earlier = lastAssistantText(found.messages);
     if (earlier !== undefined) printer.line(`${s.dim("earlier, assistant ›")} ${s.dim(earlier)}`);
-    printer.pendingLine(waiting.request, callLabel({ name: waiting.tool, args: waiting.args }));
-    let asker: Asker;
-    if (interactive) {
-      terminal = new TerminalAsker(printer, process.stdin, process.stdout, cancel.abort);
-      asker = terminal.asker;
-    } else {
-      asker = flagAsker(flags, printer, "no answer flags given");
+    const label = callLabel({ name: found.tool ?? "request", args: found.args ?? {} });
+    // Shown with its effective deadline (an approval's comes from the client's wait limit).
+    const shown =
+      found.request.expiresAt === undefined && found.expiresAt !== undefined
+        ? { ...found.request, expiresAt: found.expiresAt }
+        : found.request;
+    const say = (text: string) => printer.line(`    ${s.magenta("↳")} ${text}`);
+    if (open) {
+      printer.pendingLine(shown, label);
+      let asker: Asker;
+      if (interactive) {
+        terminal = new TerminalAsker(printer, process.stdin, process.stdout, cancel.abort);
+        asker = terminal.asker;
+      } else {
+        asker = flagAsker(flags, printer, "no answer flags given");
+      }
+      const answer: Answer = await asker(found.request, cancel.signal);
+      terminal?.close();
+      terminal = undefined;
+      recorded = await recordAnswer(client, answer);
+    } else if (found.state === "expired") {
+      printer.pendingLine(shown, label);
     }
-    const answer = await asker(waiting.request, cancel.signal);
-    terminal?.close();
-    terminal = undefined;
-    const client = demoClient({ model, store, onEvent: printer.event, observe: printer.note });
+    if (recorded === "duplicate" || (settled && recorded === undefined)) {
+      say(
+        found.answer === undefined && recorded === undefined
+          ? `request ${found.request.id} is no longer open: it expired unanswered, and its run went on as if it were declined`
+          : `request ${found.request.id} was already answered (${found.answer === undefined ? "answer on record" : describeAnswer(found.answer)})${recorded === "duplicate" ? "; the same answer again changes nothing" : ""}`,
+      );
+    }
+    if (recorded === "expired" || found.state === "expired") {
+      say(
+        `request ${found.request.id} expired before anyone answered, so no answer can be recorded; the run goes on as if it were declined`,
+      );
+    }
+    if (settled && found.runState === "done") {
+      printer.line();
+      printer.line(
+        `${s.green(s.bold("✓ done"))} ${s.dim("its run had already finished; nothing was run again")}`,
+      );
+      return 0;
+    }
     const result = await guarded(
-      client.resume(answer, { signal: cancel.signal }),
+      client.continueRun(found.runId, { signal: cancel.signal }),
       store,
-      waiting.sessionId,
+      found.sessionId,
     );
     if (result.sessionId !== undefined) store.save(result.sessionId, result.messages);
     return report(ctx, result, store);
@@ -370,7 +423,7 @@ function pendingCommand(ctx: Context): Promise<number> {
     const s = printer.style;
     const store = await openStore(dbPath(values.db));
     try {
-      const waiting = [...store.list({ state: "pending" }), ...store.list({ state: "expired" })];
+      const waiting = [...store.list({ state: "waiting" }), ...store.list({ state: "expired" })];
       if (values.json) {
         printer.line(JSON.stringify(waiting, null, 2));
         return 0;
@@ -392,7 +445,9 @@ function pendingCommand(ctx: Context): Promise<number> {
           ),
         );
         printer.line(
-          `    ${s.cyan(`pnpm demo resume ${request.id} ${exampleFlags(request)}${ctx.carry}`)}`,
+          item.state === "expired"
+            ? `    ${s.cyan(`pnpm demo resume ${request.id}${ctx.carry}`)} ${s.dim("(too late to answer: continues the run as if declined)")}`
+            : `    ${s.cyan(`pnpm demo resume ${request.id} ${exampleFlags(request)}${ctx.carry}`)}`,
         );
       }
       return 0;
@@ -410,9 +465,9 @@ function explain(thrown: unknown): { message: string; code: number } {
   ) {
     return { message: thrown.message, code: EXIT_USAGE };
   }
-  if (thrown instanceof AlreadyResumedError) {
+  if (thrown instanceof AnswerConflictError && thrown.reason === "answered") {
     return {
-      message: `request ${thrown.requestId} was already answered and its run resumed; a request can be answered only once, so nothing was run again. \`pnpm demo pending\` lists what still waits.`,
+      message: `request ${thrown.requestId} was already answered differently (in another terminal, or in the inbox); an answer cannot be changed once recorded, so nothing was recorded or run. \`pnpm demo pending\` lists what still waits.`,
       code: EXIT_FAILED,
     };
   }

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
-  AlreadyResumedError,
+  AnswerConflictError,
   CheckpointError,
   type Client,
   RunError,
@@ -17,6 +17,8 @@ import {
   type Message,
   parseAnswer,
   type Request,
+  type RequestState,
+  type RunInfo,
   type SuspensionSummary,
   ToolnexusError,
 } from "@toolnexus/core";
@@ -26,12 +28,16 @@ import { createModel, describeModel, type ModelChoice } from "./models.js";
 import type { Printer } from "./printer.js";
 import { answerSchemaOf, checkAnswerData } from "./schema.js";
 import {
+  assertContinuable,
   demoClient,
+  findRequest,
   newSessionId,
   openStore,
+  type Recorded,
+  recordAnswer,
+  type StoredRequest,
   shownPath,
   UsageError,
-  waitingRequest,
 } from "./setup.js";
 
 export const DEFAULT_PORT = 4173;
@@ -110,6 +116,31 @@ function requestView(item: SuspensionSummary): RequestView {
   return view;
 }
 
+/** A request a person can still act on: waiting, or expired (its run goes on as declined). */
+function open(state: RequestState): boolean {
+  return state === "waiting" || state === "expired";
+}
+
+/** How the page shows a run the store knows, from its state. */
+function runStatus(run: RunInfo): { status: SessionStatus; detail?: string } {
+  switch (run.state) {
+    case "waiting":
+    case "expired":
+      return { status: "waiting" };
+    case "running":
+      return { status: "running" };
+    case "done":
+      return { status: "done" };
+    case "failed":
+      return { status: "failed", detail: run.lastError?.message ?? "failed" };
+    case "ready":
+      // Answered but not continued: stopped (Ctrl-C, a crash), or given back after an error.
+      return run.lastError === undefined
+        ? { status: "stopped" }
+        : { status: "failed", detail: run.lastError.message };
+  }
+}
+
 function finished(messages: readonly Message[] | undefined): boolean {
   const last = messages?.at(-1);
   return (
@@ -132,7 +163,7 @@ export class Inbox {
   /** Everything the page shows, as one JSON document. */
   snapshot(): string {
     const all = this.store.list({ limit: 200 });
-    const requests = all.filter((i) => i.state !== "resumed").map(requestView);
+    const requests = all.filter((i) => open(i.state)).map(requestView);
     const sessions: SessionView[] = [];
     const seen = new Set<string>();
     for (const [sessionId, run] of this.active) {
@@ -145,14 +176,17 @@ export class Inbox {
       const id = item.sessionId;
       if (id === undefined || seen.has(id) || sessions.length >= 12) continue;
       seen.add(id);
-      const waiting = all.some((i) => i.sessionId === id && i.state !== "resumed");
-      const status: SessionStatus = waiting
-        ? "waiting"
-        : finished(this.store.load(id))
-          ? "done"
-          : "stopped";
-      // The newest request of the session stands for its last change; resumed requests of a
-      // finished run keep their time, so the list stays stable between polls.
+      // The newest request of the session stands for its run and its last change; answered
+      // requests of a finished run keep their time, so the list stays stable between polls.
+      const run = this.run(item.runId);
+      const status: SessionStatus =
+        run !== undefined
+          ? runStatus(run).status
+          : all.some((i) => i.sessionId === id && open(i.state))
+            ? "waiting"
+            : finished(this.store.load(id))
+              ? "done"
+              : "stopped";
       sessions.push({ sessionId: id, status, updatedAt: item.createdAt });
     }
     return JSON.stringify({ requests, sessions });
@@ -178,7 +212,16 @@ export class Inbox {
     return () => this.listeners.delete(listener);
   }
 
-  /** The transcript of a session: the saved conversation, else the waiting checkpoint's. */
+  /** A run by id; undefined when it is gone or unreadable (the page still lists its requests). */
+  private run(runId: string): RunInfo | undefined {
+    try {
+      return this.store.getRun(runId);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The transcript of a session: the saved conversation, else the waiting run's checkpoint. */
   session(sessionId: string): {
     sessionId: string;
     status: SessionStatus;
@@ -187,17 +230,22 @@ export class Inbox {
     detail?: string;
   } {
     const all = this.store.list({ sessionId, limit: 50 });
-    const pending = all.filter((i) => i.state !== "resumed").map((i) => i.request);
+    const pending = all.filter((i) => open(i.state)).map((i) => i.request);
+    // The newest request's run is the session's latest run.
+    const stored = all[0] === undefined ? undefined : this.run(all[0].runId);
     let messages = this.store.load(sessionId);
-    if (messages === undefined && pending[0] !== undefined) {
-      messages = this.store.get(pending[0].id)?.messages;
+    if (messages === undefined && stored !== undefined) {
+      messages = stored.checkpoint?.messages ?? stored.result?.messages;
     }
     const run = this.active.get(sessionId);
     if (run === undefined && all.length === 0 && messages === undefined) {
       throw new HttpError(404, `no run with session ${sessionId} in this file`);
     }
+    const fromStore = stored === undefined ? undefined : runStatus(stored);
     const status: SessionStatus =
-      run?.status ?? (pending.length > 0 ? "waiting" : finished(messages) ? "done" : "stopped");
+      run?.status ??
+      fromStore?.status ??
+      (pending.length > 0 ? "waiting" : finished(messages) ? "done" : "stopped");
     const view: {
       sessionId: string;
       status: SessionStatus;
@@ -205,13 +253,15 @@ export class Inbox {
       pending: Request[];
       detail?: string;
     } = { sessionId, status, messages: messages ?? [], pending };
-    if (run?.detail !== undefined) view.detail = run.detail;
+    const detail = run === undefined ? fromStore?.detail : run.detail;
+    if (detail !== undefined) view.detail = detail;
     return view;
   }
 
   /**
-   * Follows a run or a resume to its end: saves the transcript and updates the page. A refusal
-   * before anything ran (already answered, unknown id) puts back the session's earlier state.
+   * Follows a run or a continued run to its end: saves the transcript and updates the page. A
+   * failure that is not the run's own (a run this client cannot continue) puts back the
+   * session's earlier state.
    */
   private settle(
     sessionId: string,
@@ -263,10 +313,14 @@ export class Inbox {
   }
 
   /**
-   * Answers a request: the wire format with `parseAnswer`, then the request's own schema, then
-   * the resume (which claims the request atomically). Every refusal changes nothing.
+   * Answers a request: the wire format with `parseAnswer`, then that this server can continue
+   * the run, then the request's own schema; then the answer is recorded (`client.answer`) and
+   * the run continued here (`client.continueRun`). Every refusal changes nothing. The same
+   * answer twice is accepted once: the second time nothing is recorded or run again.
    */
-  async answer(body: unknown): Promise<ReturnType<Inbox["session"]> & { text: string }> {
+  async answer(
+    body: unknown,
+  ): Promise<ReturnType<Inbox["session"]> & { text: string; duplicate: boolean; note?: string }> {
     let answer: Answer;
     try {
       answer = parseAnswer(body);
@@ -274,38 +328,60 @@ export class Inbox {
       if (thrown instanceof WireFormatError) throw new HttpError(400, thrown.message);
       throw thrown;
     }
-    let waiting: ReturnType<typeof waitingRequest>;
+    let found: StoredRequest;
     try {
-      waiting = waitingRequest(this.store, answer.id);
+      found = findRequest(this.store, answer.id);
+      assertContinuable(found);
     } catch (thrown) {
       throw this.refusal(thrown);
     }
-    const schema = answerSchemaOf(waiting.request);
-    if (answer.ok && schema !== undefined) {
+    // An answered request is the store's to judge: the same answer again, or a conflict.
+    const schema = answerSchemaOf(found.request);
+    if (found.state === "waiting" && answer.ok && schema !== undefined) {
       const problems = checkAnswerData(schema, answer.data);
       if (problems.length > 0) {
         throw new HttpError(422, `this answer does not fit the request: ${problems.join("; ")}`);
       }
     }
-    const sessionId = waiting.sessionId ?? answer.id;
+    let recorded: Recorded;
+    try {
+      recorded = await recordAnswer(this.client, answer);
+    } catch (thrown) {
+      throw this.refusal(thrown);
+    }
+    const sessionId = found.sessionId ?? found.runId;
     let result: RunResult;
     try {
       result = await this.settle(
         sessionId,
-        () => this.client.resume(answer),
-        `answer ${answer.id}`,
+        () => this.client.continueRun(found.runId),
+        `answer ${answer.id}${recorded === "recorded" ? "" : ` (${recorded})`}`,
       );
     } catch (thrown) {
       throw this.refusal(thrown);
     }
-    return { ...this.session(sessionId), text: result.text };
+    const view: ReturnType<Inbox["session"]> & {
+      text: string;
+      duplicate: boolean;
+      note?: string;
+    } = { ...this.session(sessionId), text: result.text, duplicate: recorded === "duplicate" };
+    if (recorded === "duplicate") {
+      view.note =
+        "this answer was already recorded (in another tab, or from the terminal); nothing was run twice";
+    } else if (recorded === "expired") {
+      view.note =
+        "this request had expired, so the answer was not recorded; the run went on as if it were declined";
+    }
+    return view;
   }
 
   private refusal(thrown: unknown): unknown {
-    if (thrown instanceof AlreadyResumedError) {
+    if (thrown instanceof AnswerConflictError) {
       return new HttpError(
         409,
-        `this request was already answered (in another tab, or from the terminal); a request can be answered only once, so nothing changed`,
+        thrown.reason === "answered"
+          ? `this request was already answered differently (in another tab, or from the terminal); an answer cannot be changed once recorded, so nothing changed`
+          : thrown.message,
       );
     }
     if (thrown instanceof SuspensionNotFoundError) {

@@ -5,10 +5,14 @@ import { mkdirSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { type Client, createClient, type RunEvent, type WaitFor } from "@toolnexus/client";
 import {
-  AlreadyResumedError,
+  type Answer,
+  AnswerConflictError,
+  CheckpointError,
   type Message,
   type Model,
   type Request,
+  type RequestState,
+  type RunState,
   SuspensionNotFoundError,
 } from "@toolnexus/core";
 import type { SqliteStore } from "@toolnexus/store-sqlite";
@@ -71,9 +75,7 @@ export function demoClient(options: DemoClientOptions): Client {
     timeoutMs: RUN_TIMEOUT_MS,
     waitTimeoutMs: WAIT_TIMEOUT_MS,
     ...(options.waitFor === undefined ? {} : { waitFor: options.waitFor }),
-    ...(options.store === undefined
-      ? {}
-      : { suspensions: options.store, conversations: options.store }),
+    ...(options.store === undefined ? {} : { runs: options.store, conversations: options.store }),
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
   });
 }
@@ -83,32 +85,95 @@ export function newSessionId(): string {
   return `rel-${randomBytes(4).toString("hex")}`;
 }
 
-/** A request that waits in the store, with the call it suspended and the transcript so far. */
-export interface WaitingRequest {
+/** A request in the store, with its run: the call it suspended and the transcript so far. */
+export interface StoredRequest {
   request: Request;
-  tool: string;
-  args: Record<string, unknown>;
+  runId: string;
+  /** `waiting` or `expired` (nobody answered in time); `answered`/`applied` once answered. */
+  state: RequestState;
+  /** The answer on record, once there is one. */
+  answer?: Answer;
+  /** The effective deadline: the request's own `expiresAt`, else the client's wait limit. */
+  expiresAt?: string;
+  /** The run's own state (`done`, `waiting`, …); undefined when the run was pruned. */
+  runState?: RunState;
+  /** The tool call that suspended, while the run still waits on it. */
+  tool?: string;
+  args?: Record<string, unknown>;
   sessionId?: string;
+  agent?: string;
+  /** The run's transcript: its checkpoint's while it waits, its result's once done. */
   messages: Message[];
+  /** The tools the run needs to continue: those of its waiting calls. */
+  tools: string[];
 }
 
-/** The request waiting on `id`; a clear error when it was already answered or never existed. */
-export function waitingRequest(store: SqliteStore, id: string): WaitingRequest {
-  const checkpoint = store.get(id);
-  if (checkpoint === undefined) {
-    // Nothing waits on this id. Say why without touching anything: answered before, or unknown.
-    if (store.list().some((item) => item.request.id === id && item.state === "resumed")) {
-      throw new AlreadyResumedError(id);
-    }
-    throw new SuspensionNotFoundError(id);
-  }
-  const call = checkpoint.pending.find((p) => p.request.id === id)!;
-  const found: WaitingRequest = {
-    request: call.request,
-    tool: call.tool,
-    args: call.args,
-    messages: checkpoint.messages,
+/** The request `id` and its run; `SuspensionNotFoundError` when no run ever raised it. */
+export function findRequest(store: SqliteStore, id: string): StoredRequest {
+  const info = store.getRequest(id);
+  if (info === undefined) throw new SuspensionNotFoundError(id);
+  const run = store.getRun(info.runId);
+  const checkpoint = run?.checkpoint;
+  const found: StoredRequest = {
+    request: info.request,
+    runId: info.runId,
+    state: info.state,
+    messages: checkpoint?.messages ?? run?.result?.messages ?? [],
+    tools: checkpoint?.pending.map((p) => p.tool) ?? [],
   };
-  if (checkpoint.sessionId !== undefined) found.sessionId = checkpoint.sessionId;
+  if (info.answer !== undefined) found.answer = info.answer;
+  if (info.expiresAt !== undefined) found.expiresAt = info.expiresAt;
+  if (run !== undefined) found.runState = run.state;
+  const call = checkpoint?.pending.find((p) => p.request.id === id);
+  if (call !== undefined) {
+    found.tool = call.tool;
+    found.args = call.args;
+  }
+  const sessionId = run?.sessionId ?? checkpoint?.sessionId;
+  if (sessionId !== undefined) found.sessionId = sessionId;
+  const agent = run?.agent ?? checkpoint?.agent;
+  if (agent !== undefined) found.agent = agent;
   return found;
+}
+
+const DEMO_TOOLS = new Set(releaseTools().map((tool) => tool.name));
+
+/**
+ * Refuses, before anything is recorded, a run this demo could not continue: one that waits on
+ * a tool the demo does not have (another agent's run in the same file). Recording the answer
+ * first would leave the run answered but stuck, retrying here and failing each time.
+ */
+export function assertContinuable(found: StoredRequest): void {
+  const missing = found.tools.find((tool) => !DEMO_TOOLS.has(tool));
+  if (missing === undefined) return;
+  throw new CheckpointError(
+    found.request.id,
+    `tool "${missing}" is not registered with this demo (the run belongs to ${found.agent === undefined ? "another agent" : `agent ${found.agent}`}); answer it where that agent's tools run. Nothing was recorded`,
+  );
+}
+
+/** What recording a person's answer did. */
+export type Recorded = "recorded" | "duplicate" | "expired";
+
+/**
+ * Records an answer without running anything. The same answer twice is a `duplicate` (nothing
+ * changes); an answer past the request's deadline is not recorded (`expired`: the run goes on
+ * as if it were declined). A different answer to an answered request throws
+ * `AnswerConflictError`, and changes nothing.
+ */
+export async function recordAnswer(client: Client, answer: Answer): Promise<Recorded> {
+  try {
+    return (await client.answer(answer)).duplicate ? "duplicate" : "recorded";
+  } catch (thrown) {
+    if (thrown instanceof AnswerConflictError && thrown.reason === "expired") return "expired";
+    throw thrown;
+  }
+}
+
+/** An answer in a few words: `env=staging, notify=true`, `approved`, `declined`. */
+export function describeAnswer(answer: Answer): string {
+  if (!answer.ok) return answer.reason ?? "declined";
+  const data = Object.entries(answer.data ?? {});
+  if (data.length === 0) return "approved";
+  return data.map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(", ");
 }

@@ -1,6 +1,7 @@
 // The inbox in a real browser: Debian's Chromium driven by playwright-core (never a downloaded
 // browser). `pnpm demo serve` runs as a child process on a free port; the test starts a run from
-// the page, answers from it, and checks a second tab is refused when it answers the same request.
+// the page, answers from it, and checks a second tab is refused when it answers the same request
+// differently.
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createClient } from "@toolnexus/client";
@@ -66,7 +67,7 @@ async function open(): Promise<Page> {
 }
 
 describe("the inbox in Chromium", () => {
-  it("starts a run, shows the request live, answers it, shows the transcript; a second tab is refused", async () => {
+  it("starts a run, shows the request live, answers it, shows the transcript; a second tab's different answer is refused", async () => {
     const first = await open();
     const second = await open();
     await expect(first.locator("#empty").isVisible()).resolves.toBe(true);
@@ -131,9 +132,10 @@ describe("the inbox in Chromium", () => {
       'Allow rollback to run with {"env":"staging","to":"2.4.0"}?',
     );
 
-    // The second tab still has the input request on screen; answering it is refused.
+    // The second tab still has the input request on screen; a different answer is refused.
+    await staleCard.locator("select[name=env]").selectOption("production");
     await staleCard.getByRole("button", { name: "Submit" }).click();
-    await staleCard.locator(".error").getByText("already answered").waitFor(WAIT);
+    await staleCard.locator(".error").getByText("already answered differently").waitFor(WAIT);
 
     // Approve the rollback: the finished transcript, and an empty inbox.
     await approval.getByRole("button", { name: "Approve" }).click();
@@ -165,7 +167,7 @@ describe("the inbox in Chromium", () => {
         model: scriptedModel([{ toolCalls: [{ name: "connect_calendar" }] }]),
         tools: [connect],
         agent: "calendar-agent",
-        suspensions: store,
+        runs: store,
       });
       const halted = await client.run("Book a slot", { sessionId: "cal-1" });
       expect(halted.status).toBe("pending");
@@ -185,6 +187,12 @@ describe("the inbox in Chromium", () => {
       .locator(".error")
       .getByText('tool "connect_calendar" is not registered')
       .waitFor(WAIT);
+    const after = (await (await fetch(`${base}/api/state`)).json()) as {
+      requests: { kind: string; state: string }[];
+    };
+    expect(after.requests).toContainEqual(
+      expect.objectContaining({ kind: "authorization", state: "waiting" }),
+    );
   });
 });
 

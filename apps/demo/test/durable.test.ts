@@ -24,7 +24,7 @@ afterEach(() => tmp.cleanup());
 function waitingIds(): string[] {
   const store = sqliteStore({ path: db });
   try {
-    return store.list({ state: "pending" }).map((item) => item.request.id);
+    return store.list({ state: "waiting" }).map((item) => item.request.id);
   } finally {
     store.close();
   }
@@ -37,7 +37,7 @@ async function pendingJson(): Promise<Listed[]> {
 }
 
 describe("the durable path across processes", () => {
-  it("halts, lists, resumes in new processes to the end, and refuses a second resume", async () => {
+  it("halts, lists, resumes in new processes to the end, and refuses a changed answer", async () => {
     // 1. Halt: the process exits 0 and prints the exact command to continue.
     const halted = await runDemo(["--durable", "--db", db]);
     expect(halted.code, halted.stderr).toBe(0);
@@ -59,7 +59,7 @@ describe("the durable path across processes", () => {
     );
     const waiting = await pendingJson();
     expect(waiting).toMatchObject([
-      { request: { id: firstId, kind: "input" }, agent: "release-assistant", state: "pending" },
+      { request: { id: firstId, kind: "input" }, agent: "release-assistant", state: "waiting" },
     ]);
 
     // 3. Resume in a new process: deploy runs with the answer, then the run halts again, this
@@ -75,6 +75,17 @@ describe("the durable path across processes", () => {
     expect(secondId).not.toBe(firstId);
     expect(waitingIds()).toEqual([secondId]);
 
+    //    The same answer again (a retried command) is accepted as a duplicate: nothing runs
+    //    twice, and the run is shown where it stands, waiting on the rollback.
+    const repeated = await runDemo(["resume", firstId, "--answer", "env=staging", "--db", db]);
+    expect(repeated.code, repeated.stderr).toBe(0);
+    expect(repeated.stdout).toContain(
+      `request ${firstId} was already answered (env=staging, notify=true); the same answer again changes nothing`,
+    );
+    expect(repeated.stdout).not.toContain("✓ deploy");
+    expect(repeated.stdout).toContain(`pnpm demo resume ${secondId} --approve yes`);
+    expect(waitingIds()).toEqual([secondId]);
+
     // 4. Resume again in yet another process: approved, rolled back, done.
     const done = await runDemo(["resume", secondId, "--approve", "yes", "--db", db]);
     expect(done.code, done.stderr).toBe(0);
@@ -83,17 +94,22 @@ describe("the durable path across processes", () => {
     expect(done.stdout).toContain("✓ done");
     expect(waitingIds()).toEqual([]);
 
-    // 5. A second resume of an answered request fails clearly, with a non-zero exit, and runs
-    //    nothing.
+    // 5. A different answer to an answered request fails clearly, with a non-zero exit, and
+    //    records and runs nothing.
     const again = await runDemo(["resume", firstId, "--answer", "env=production", "--db", db]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(
-      `request ${firstId} was already answered and its run resumed; a request can be answered only once`,
+      `request ${firstId} was already answered differently (in another terminal, or in the inbox); an answer cannot be changed once recorded`,
     );
     expect(again.stdout).not.toContain("deployed");
     const againApproval = await runDemo(["resume", secondId, "--approve", "no", "--db", db]);
     expect(againApproval.code).toBe(1);
-    expect(againApproval.stderr).toContain("was already answered");
+    expect(againApproval.stderr).toContain("was already answered differently");
+    //    The same approval again changes nothing: the run had finished.
+    const sameApproval = await runDemo(["resume", secondId, "--approve", "yes", "--db", db]);
+    expect(sameApproval.code, sameApproval.stderr).toBe(0);
+    expect(sameApproval.stdout).toContain("its run had already finished; nothing was run again");
+    expect(sameApproval.stdout).not.toContain("✓ rollback");
 
     // An id that never existed is a different, equally clear error.
     const unknown = await runDemo(["resume", "pnd_doesnotexist", "--db", db]);

@@ -120,10 +120,11 @@ describe("the inbox server", () => {
     }
     const after = await state();
     expect(after.requests.map((r) => r.id)).toEqual([request.id]);
-    expect(store.get(request.id)).toBeDefined();
+    expect(store.getRequest(request.id)).toMatchObject({ state: "waiting" });
+    expect(store.getRequest(request.id)?.answer).toBeUndefined();
   });
 
-  it("answers once: the run goes on; a repeat is a 409 that changes nothing", async () => {
+  it("answers once: the run goes on; a changed answer is a 409, the same one a no-op", async () => {
     const request = await startedRun();
     const answered = await call("POST", "/api/answers", {
       id: request.id,
@@ -142,7 +143,23 @@ describe("the inbox server", () => {
       data: { env: "staging" },
     });
     expect(repeated.status).toBe(409);
-    expect(repeated.json.error).toContain("already answered");
+    expect(repeated.json.error).toContain(
+      "this request was already answered differently (in another tab, or from the terminal)",
+    );
+    expect((await state()).requests.map((r) => r.id)).toEqual([approval.id]);
+    expect(store.getRequest(request.id)?.answer).toMatchObject({ data: { env: "production" } });
+
+    // The same answer again (a double click, a second tab): accepted, nothing runs twice.
+    const duplicate = await call("POST", "/api/answers", {
+      id: request.id,
+      ok: true,
+      data: { env: "production", notify: false },
+    });
+    expect(duplicate.status).toBe(200);
+    expect(duplicate.json).toMatchObject({ duplicate: true, status: "waiting" });
+    expect(duplicate.json.note).toContain("this answer was already recorded");
+    expect((duplicate.json.pending as { id: string }[]).map((p) => p.id)).toEqual([approval.id]);
+    expect(answered.json.duplicate).toBe(false);
     expect((await state()).requests.map((r) => r.id)).toEqual([approval.id]);
 
     const approved = await call("POST", "/api/answers", { id: approval.id, ok: true });

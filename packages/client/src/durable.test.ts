@@ -293,7 +293,8 @@ describe("durable halt, answers and resume", () => {
     const late = await client.answer({ id: halted.pending.id, ok: true }).catch((e: unknown) => e);
     expect(late).toBeInstanceOf(AnswerConflictError);
     expect((late as AnswerConflictError).reason).toBe("expired");
-    const done = await client.continueRun(halted.runId);
+    // resume continues the run anyway: the expiry is its answer.
+    const done = await client.resume({ id: halted.pending.id, ok: true });
     expect(runs).toHaveLength(1);
     expect(done.messages.find((m) => m.role === "tool")?.content).toBe("declined/expired: Soon?");
   });

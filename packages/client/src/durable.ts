@@ -2,6 +2,7 @@
 // recording answers, and "continue this run here" (waiting while another worker holds it).
 import {
   type Answer,
+  type AnswerConflictError,
   type AnswerReceipt,
   type ClaimedRun,
   parseAnswer,
@@ -186,7 +187,17 @@ export async function recordAnswers(
     }
     runId = found.runId;
   }
-  for (const answer of answers) await store.answer(answer);
+  for (const answer of answers) {
+    try {
+      await store.answer(answer);
+    } catch (thrown) {
+      // Too late: the request expired, and continuing the run applies the expiry (the tool
+      // sees a declined answer), which is what the caller asked for.
+      // Matched by code, not instanceof: a store may load its own copy of core.
+      const conflict = thrown as Partial<AnswerConflictError> | undefined;
+      if (conflict?.code !== "answer_conflict" || conflict.reason !== "expired") throw thrown;
+    }
+  }
   return runId!;
 }
 

@@ -58,6 +58,8 @@ async function api(method, path, body) {
 const cards = new Map();
 /** Requests this tab answered: a live update that raced the answer must not bring them back. */
 const answered = new Set();
+/** What the server said about this tab's last answer to a run, shown with its transcript. */
+const notes = new Map();
 
 function timeLine(request) {
   const line = el("div", { class: "meta" });
@@ -150,6 +152,9 @@ function requestCard(request) {
     try {
       const result = await api("POST", "/api/answers", { id: request.id, ...answer });
       answered.add(request.id);
+      // Said once by the server: the same answer was already recorded, or the request expired.
+      if (result.note) notes.set(result.sessionId, result.note);
+      else notes.delete(result.sessionId);
       card.remove();
       cards.delete(request.id);
       renderCount();
@@ -330,6 +335,9 @@ function renderTranscript(view) {
   }
   if (view.detail) text += ` (${view.detail})`;
   status.textContent = text;
+  const note = $("transcript-note");
+  note.textContent = notes.get(view.sessionId) || "";
+  note.hidden = !notes.has(view.sessionId);
   const waitingPrompts = new Set(view.pending.map((p) => p.prompt));
   $("transcript").replaceChildren(...view.messages.map((m) => messageItem(m, waitingPrompts)));
 }
