@@ -1,6 +1,7 @@
 import type { Message } from "@toolnexus/core";
 import { type ResolvedConfig, resolveConfig } from "./config.js";
 import { parseAnswers, recordAnswer, recordAnswers, settleRun, startDurable } from "./durable.js";
+import { traced } from "./instrumentation.js";
 import { freshStart, Run } from "./run.js";
 import type {
   Client,
@@ -62,8 +63,22 @@ export function createClient(options: ClientOptions): Client {
       sink,
       streaming,
     );
-    if (runOptions.durable === true) return startDurable(config, run, signal);
-    return run.loop();
+    const { instrumentation } = config;
+    if (instrumentation === undefined) {
+      return runOptions.durable === true ? startDurable(config, run, signal) : run.loop();
+    }
+    run.trace = instrumentation.startRun({
+      runId: run.runId,
+      sessionId: run.sessionId,
+      agent: config.agent,
+      model: config.model.id,
+      kind: "run",
+      messages,
+    });
+    return traced(
+      run.trace,
+      runOptions.durable === true ? startDurable(config, run, signal) : run.loop(),
+    );
   };
 
   const client: Client = {

@@ -6,6 +6,7 @@ import {
   type Tool,
   type ToolSpec,
 } from "@toolnexus/core";
+import type { Instrumentation } from "./instrumentation.js";
 import { memoryConversationStore, memoryRunStore } from "./memory-stores.js";
 import type { ClientOptions, Hooks, RunEvent, WaitFor } from "./types.js";
 
@@ -22,6 +23,7 @@ export interface ResolvedConfig {
   waitTimeoutMs: number | undefined;
   waitFor: WaitFor | undefined;
   runs: RunStore;
+  instrumentation: Instrumentation | undefined;
   leaseMs: number;
   owner: string;
   conversations: ConversationStore;
@@ -37,6 +39,16 @@ function positive(name: string, value: number | undefined): number | undefined {
   if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value)) {
     throw new TypeError(
       `createClient: ${name} must be a positive number of milliseconds, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+function checkedInstrumentation(value: Instrumentation | undefined): Instrumentation | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value?.startRun !== "function") {
+    throw new TypeError(
+      "createClient: `instrumentation` must have a startRun(info) method (see @toolnexus/otel)",
     );
   }
   return value;
@@ -117,6 +129,7 @@ export function resolveConfig(options: ClientOptions): ResolvedConfig {
     waitTimeoutMs: positive("waitTimeoutMs", options.waitTimeoutMs),
     waitFor: options.waitFor,
     runs: options.runs ?? memoryRunStore(),
+    instrumentation: checkedInstrumentation(options.instrumentation),
     leaseMs: positive("leaseMs", options.leaseMs) ?? 30_000,
     owner: options.owner ?? defaultOwner(),
     conversations: options.conversations ?? memoryConversationStore(),

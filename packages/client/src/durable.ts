@@ -15,6 +15,7 @@ import {
 import type { ResolvedConfig } from "./config.js";
 import { continueFrom } from "./continue-run.js";
 import { RunCancelledError } from "./errors.js";
+import { traced } from "./instrumentation.js";
 import { errorInfo, Journal } from "./journal.js";
 import { Run, restoredStart } from "./run.js";
 import type { PendingResult, RunEvent, RunResult } from "./types.js";
@@ -62,7 +63,24 @@ export async function continueClaimed(
   sink: ((event: RunEvent) => void) | undefined,
   follow: boolean,
 ): Promise<RunResult> {
-  const run = new Run(config, restoredStart(claimed.checkpoint), signal, sink, false);
+  const { checkpoint } = claimed;
+  const run = new Run(config, restoredStart(checkpoint), signal, sink, false);
+  if (config.instrumentation !== undefined) {
+    const answers = new Map(claimed.answers.map((answer) => [answer.id, answer]));
+    run.trace = config.instrumentation.startRun({
+      runId: run.runId,
+      sessionId: run.sessionId,
+      agent: config.agent,
+      model: config.model.id,
+      kind: "continue",
+      carrier: checkpoint.trace,
+      pending: checkpoint.pending.map(({ request }) => {
+        const answer = answers.get(request.id);
+        return answer === undefined ? { request } : { request, answer };
+      }),
+      messages: run.messages,
+    });
+  }
   const journal = new Journal(
     config.runs,
     claimed.lease,
@@ -70,7 +88,10 @@ export async function continueClaimed(
     claimed.failures,
     () => run.messages,
   );
-  const result = await underLease(run, journal, () => continueFrom(run, claimed));
+  const result = await traced(
+    run.trace,
+    underLease(run, journal, () => continueFrom(run, claimed)),
+  );
   if (follow && run.readyAfterHalt) return settleRun(config, run.runId, signal, sink);
   return result;
 }

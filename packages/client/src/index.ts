@@ -11,6 +11,13 @@ export { createClient } from "./client.js";
 export { RunCancelledError, RunError } from "./errors.js";
 export type { InProcessModelOptions, SimpleToolCall, SimpleTurn } from "./in-process-model.js";
 export { inProcessModel } from "./in-process-model.js";
+export type {
+  Instrumentation,
+  RunTrace,
+  RunTraceInfo,
+  ToolOutcome,
+  ToolTraceInfo,
+} from "./instrumentation.js";
 export type { MemoryRunStore } from "./memory-stores.js";
 export { memoryConversationStore, memoryRunStore } from "./memory-stores.js";
 export type {

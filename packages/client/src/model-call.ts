@@ -9,6 +9,13 @@ import { messageOf } from "./tool-call.js";
 
 /** One model call; without hooks or a run deadline it takes one small async frame. */
 export function callModel(run: Run): Promise<ModelResponse | "timeout"> {
+  const { trace } = run;
+  if (trace === undefined) return untracedCall(run);
+  const request = { messages: run.messages, tools: run.config.specs };
+  return trace.model({ turn: run.turns + 1, request }, () => untracedCall(run));
+}
+
+function untracedCall(run: Run): Promise<ModelResponse | "timeout"> {
   const { hooks } = run.config;
   if (
     hooks.beforeModel === undefined &&

@@ -21,6 +21,7 @@ import { RunClock } from "./budget.js";
 import type { ResolvedConfig } from "./config.js";
 import { RunCancelledError, RunError } from "./errors.js";
 import { loopId } from "./ids.js";
+import type { RunTrace } from "./instrumentation.js";
 import type { Journal } from "./journal.js";
 import { callModel } from "./model-call.js";
 import { messageOf, settleCall } from "./tool-call.js";
@@ -75,6 +76,8 @@ export class Run {
   journal: Journal | undefined;
   /** Executions of calls run again after a takeover or an answer (call id -> attempt). */
   attempts: Map<string, number> | undefined;
+  /** This run's tracing, when the client has an instrumentation. */
+  trace: RunTrace | undefined;
   /** Set when a halt found answers already recorded: the run can continue at once. */
   readyAfterHalt = false;
   private createdAt: string | undefined;
@@ -175,6 +178,8 @@ export class Run {
     if (this.runExtra !== undefined && serialisable(this.runExtra))
       checkpoint.extra = this.runExtra;
     if (this.conversation) checkpoint.conversation = true;
+    const carrier = this.trace?.carrier();
+    if (carrier !== undefined) checkpoint.trace = carrier;
     return checkpoint;
   }
 

@@ -40,6 +40,7 @@ export async function suspend(
   first: Attempt | undefined,
 ): Promise<Settled> {
   if (run.listening) run.emit({ type: "pending", call, request });
+  run.trace?.suspended({ call, request });
   if (run.config.waitFor === undefined) {
     // The placeholder the model sees until the answer comes is the prompt, never a url.
     const message: ToolMessage = {
@@ -106,6 +107,7 @@ async function wait(
 
   const controller = new AbortController();
   const resumeClock = run.clock.pause();
+  const asked = run.trace === undefined ? 0 : performance.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let unlink: (() => void) | undefined;
   try {
@@ -141,6 +143,7 @@ async function wait(
     if (answer.id !== request.id) {
       return { problem: `waitFor answered request "${answer.id}" but was asked "${request.id}"` };
     }
+    run.trace?.waited({ call, request, waitedMs: performance.now() - asked, answer });
     return answer;
   } catch (thrown) {
     if (run.isStop(thrown)) throw thrown;

@@ -13,6 +13,7 @@ import {
 } from "@toolnexus/core";
 import { smallest, timeoutReason } from "./budget.js";
 import { CallContext, stopCall } from "./call-signal.js";
+import type { ToolTraceInfo } from "./instrumentation.js";
 import type { Run, Settled } from "./run.js";
 import { suspend } from "./suspension.js";
 import type { Hooks, ToolCallRecord } from "./types.js";
@@ -127,6 +128,7 @@ async function settleGeneral(
 function unstoppable(run: Run, tool: Tool): boolean {
   return (
     run.signal === undefined &&
+    run.trace === undefined &&
     tool.timeoutMs === undefined &&
     run.config.toolTimeoutMs === undefined &&
     run.config.timeoutMs === undefined
@@ -169,7 +171,7 @@ export function attempt(
     answer,
   );
   const { beforeTool } = run.config.hooks;
-  if (beforeTool === undefined) return execute(run, tool, args, ctx);
+  if (beforeTool === undefined) return execute(run, tool, call, args, ctx);
   return hookedAttempt(run, beforeTool, tool, call, args, ctx, again);
 }
 
@@ -198,7 +200,7 @@ async function hookedAttempt(
       args = rewritten as Record<string, unknown>;
     }
   }
-  return execute(run, tool, args, ctx);
+  return execute(run, tool, call, args, ctx);
 }
 
 /**
@@ -207,6 +209,26 @@ async function hookedAttempt(
  * and only a call with a budget or a run signal pays for the race.
  */
 function execute(
+  run: Run,
+  tool: Tool,
+  call: ToolCall,
+  args: Record<string, unknown>,
+  ctx: CallContext,
+): Promise<Attempt> {
+  const { trace } = run;
+  if (trace === undefined) return budgeted(run, tool, args, ctx);
+  const info: ToolTraceInfo = {
+    call,
+    tool: tool.name,
+    messageId: ctx.messageId,
+    args,
+    attempt: ctx.attempt,
+  };
+  if (ctx.answer !== undefined) info.answer = ctx.answer;
+  return trace.tool(info, () => budgeted(run, tool, args, ctx)) as Promise<Attempt>;
+}
+
+function budgeted(
   run: Run,
   tool: Tool,
   args: Record<string, unknown>,

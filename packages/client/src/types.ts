@@ -18,6 +18,7 @@ import type {
   ToolResult,
   Usage,
 } from "@toolnexus/core";
+import type { Instrumentation } from "./instrumentation.js";
 import type { WorkOptions, WorkSummary } from "./worker.js";
 
 export type {
@@ -124,6 +125,11 @@ export interface ClientOptions {
   hooks?: Hooks;
   /** Host state every tool sees as `ctx.extra` (a run's own `extra` wins key by key). */
   extra?: Record<string, unknown>;
+  /**
+   * Tracing and metrics for every run (`otelInstrumentation()` from `@toolnexus/otel`, or your
+   * own {@link Instrumentation}). Without one, the loop does no tracing work at all.
+   */
+  instrumentation?: Instrumentation;
   /** Receives every {@link RunEvent} of every run and resume. Errors it throws are ignored. */
   onEvent?: (event: RunEvent) => void;
 }

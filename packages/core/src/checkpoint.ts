@@ -56,6 +56,11 @@ export interface Checkpoint {
    * worker that claims the run with a higher token counts a call's `ctx.attempt` from it.
    */
   leaseToken?: number;
+  /**
+   * Opaque strings an instrumentation stored with the run (a trace context), handed back when
+   * the run is continued, in any process, so the continuation's trace links to this one.
+   */
+  trace?: Record<string, string>;
 }
 
 /**
@@ -160,6 +165,12 @@ export function assertCheckpoint(value: unknown, requestId?: string): asserts va
   }
   if (typeof c.turns !== "number" || !isObject(c.usage)) {
     fail("its turn count or usage is missing");
+  }
+  if (
+    c.trace !== undefined &&
+    (!isObject(c.trace) || Object.values(c.trace).some((v) => typeof v !== "string"))
+  ) {
+    fail("its trace is not a map of strings");
   }
   if (c.leaseToken !== undefined && !Number.isInteger(c.leaseToken)) {
     fail("its leaseToken is not a whole number");
