@@ -11,7 +11,6 @@ interface Summary {
   status?: string;
   text?: string;
   requestId?: string;
-  checkpointId?: string;
   messages?: number;
   error?: { name: string; code: string; message: string };
 }

@@ -1,0 +1,113 @@
+import type { Checkpoint, RequestInfo, RunState } from "@toolnexus/core";
+
+// Everything is kept as JSON text, parsed on the way out: like a database, the store shares no
+// object with the run that wrote it or with whoever reads it.
+
+export interface RequestRow {
+  id: string;
+  runId: string;
+  requestJson: string;
+  kind: string;
+  state: "waiting" | "answered" | "applied";
+  answerJson?: string;
+  /** The effective deadline, as given, and in epoch ms. */
+  expiresAt?: string;
+  expiresMs?: number;
+  /** Which halt first raised it (newest first in listings), and its place among all requests. */
+  haltNo: number;
+  seq: number;
+  /** ISO time of that halt. */
+  createdAt: string;
+}
+
+export interface RunRow {
+  runId: string;
+  sessionId?: string;
+  agent?: string;
+  createdAt: string;
+  state: "waiting" | "ready" | "running" | "done" | "failed";
+  updatedMs: number;
+  owner?: string;
+  token: number;
+  leaseExpiresMs?: number;
+  /** While `ready`: since when a worker may take it (its retry time after an error). */
+  readyMs?: number;
+  finishedMs?: number;
+  failures: number;
+  errorJson?: string;
+  checkpointJson?: string;
+  resultJson?: string;
+  journal: string[];
+  requests: Map<string, RequestRow>;
+  /** The request ids of the current (or last) halt, in pending order. */
+  halted: string[];
+}
+
+/** What every part of one store shares: its tables, and the way to wake its subscribers. */
+export interface MemoryState {
+  runs: Map<string, RunRow>;
+  // request id -> the rows of every run that raised it (the newest has the highest haltNo)
+  byRequest: Map<string, RequestRow[]>;
+  // done and failed run ids, the first finished first: the retention order
+  finished: Set<string>;
+  /** Tells the subscribers, later, that a run may be claimable. */
+  notify: () => void;
+}
+
+export const toIso = (ms: number): string => new Date(ms).toISOString();
+
+/** A new run row, `waiting` on `checkpoint` (already a copy; `json` is its text). */
+export function newRun(checkpoint: Checkpoint, json: string, now: number): RunRow {
+  const run: RunRow = {
+    runId: checkpoint.runId,
+    createdAt: checkpoint.createdAt,
+    state: "waiting",
+    updatedMs: now,
+    token: 0,
+    failures: 0,
+    checkpointJson: json,
+    journal: [],
+    requests: new Map(),
+    halted: [],
+  };
+  if (checkpoint.sessionId !== undefined) run.sessionId = checkpoint.sessionId;
+  if (checkpoint.agent !== undefined) run.agent = checkpoint.agent;
+  return run;
+}
+
+/** The row of the newest halt that raised `requestId`: the one an answer or a read goes to. */
+export function newest(
+  byRequest: Map<string, RequestRow[]>,
+  requestId: string,
+): RequestRow | undefined {
+  let found: RequestRow | undefined;
+  for (const row of byRequest.get(requestId) ?? []) {
+    if (found === undefined || row.haltNo > found.haltNo) found = row;
+  }
+  return found;
+}
+
+// `expired` is never stored: it is derived on read from the deadlines and the clock.
+
+export function requestState(row: RequestRow, now: number): RequestInfo["state"] {
+  return row.state === "waiting" && row.expiresMs !== undefined && row.expiresMs <= now
+    ? "expired"
+    : row.state;
+}
+
+/** The earliest deadline of the run's waiting requests, if any. */
+export function wakeMs(run: RunRow): number | undefined {
+  let wake: number | undefined;
+  for (const row of run.requests.values()) {
+    if (row.state === "waiting" && row.expiresMs !== undefined) {
+      wake = wake === undefined ? row.expiresMs : Math.min(wake, row.expiresMs);
+    }
+  }
+  return wake;
+}
+
+export function runState(run: RunRow, now: number): RunState {
+  if (run.state !== "waiting") return run.state;
+  const wake = wakeMs(run);
+  return wake !== undefined && wake <= now ? "expired" : "waiting";
+}
