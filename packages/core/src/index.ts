@@ -40,6 +40,14 @@ export type {
   RunResult,
   ToolCallRecord,
 } from "./run-result.js";
+export {
+  canonicalJson,
+  checkLease,
+  checkLeaseMs,
+  checkOwner,
+  pruneCutoff,
+  storedError,
+} from "./store-kit.js";
 export type {
   AnswerReceipt,
   Awaitable,

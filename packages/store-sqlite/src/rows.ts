@@ -6,7 +6,6 @@ import {
   CheckpointError,
   type FinishedResult,
   type JournalEntry,
-  type Lease,
   type Request,
   type RequestState,
   type RunErrorInfo,
@@ -67,21 +66,6 @@ export function toMs(iso: unknown): number | null {
 }
 
 export const toIso = (ms: number): string => new Date(ms).toISOString();
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (typeof value !== "object" || value === null) return value;
-  const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    sorted[key] = sortKeys((value as Record<string, unknown>)[key]);
-  }
-  return sorted;
-}
-
-/** JSON with object keys sorted at every depth: two equal answers give the same text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
 
 /** A run's state as readers see it: a waiting run whose earliest deadline passed is `expired`. */
 export function runState(row: Pick<RunRow, "state" | "wake_ms">, now: number): RunState {
@@ -226,43 +210,11 @@ export function readAnswerLoosely(json: string | null): Answer | undefined {
   return undefined;
 }
 
-/** Only what a store records of an error: no stack, no extra fields that could hold secrets. */
-export function errorInfo(error: RunErrorInfo, method: string): RunErrorInfo {
-  if (
-    typeof error !== "object" ||
-    error === null ||
-    typeof error.code !== "string" ||
-    typeof error.message !== "string"
-  ) {
-    throw new TypeError(`${method}: the error must be { code, message, at }`);
-  }
-  const at = typeof error.at === "string" ? error.at : toIso(Date.now());
-  return { code: error.code, message: error.message, at };
-}
-
-/** Throws a TypeError for a lease that is not one (a programming error, not a lost lease). */
-export function checkLease(lease: Lease, method: string): void {
-  if (
-    typeof lease !== "object" ||
-    lease === null ||
-    typeof lease.runId !== "string" ||
-    typeof lease.owner !== "string" ||
-    !Number.isInteger(lease.token)
-  ) {
-    throw new TypeError(`${method}: lease must be { runId, owner, token, expiresAt }`);
-  }
-}
-
-/** Throws a TypeError unless `leaseMs` is a duration. */
-export function checkLeaseMs(leaseMs: number, method: string): void {
-  if (typeof leaseMs !== "number" || !Number.isFinite(leaseMs) || leaseMs < 0) {
-    throw new TypeError(`${method}: leaseMs must be zero or more milliseconds`);
-  }
-}
-
-/** Throws a TypeError unless `owner` names a worker. */
-export function checkOwner(owner: string, method: string): void {
-  if (typeof owner !== "string" || owner === "") {
-    throw new TypeError(`${method}: owner must be a non-empty string`);
-  }
-}
+// The argument checks and canonical JSON every RunStore shares live in core.
+export {
+  canonicalJson,
+  checkLease,
+  checkLeaseMs,
+  checkOwner,
+  storedError as errorInfo,
+} from "@toolnexus/core";

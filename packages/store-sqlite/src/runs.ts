@@ -7,6 +7,7 @@ import {
   type Lease,
   LeaseLostError,
   type PruneOptions,
+  pruneCutoff,
   type RunErrorInfo,
   type RunOutcome,
   ToolnexusError,
@@ -410,18 +411,8 @@ export function runOps(db: Database.Database): RunOps {
       }
     },
 
-    prune({ olderThan }) {
-      const valid =
-        olderThan instanceof Date
-          ? !Number.isNaN(olderThan.getTime())
-          : typeof olderThan === "number" && Number.isFinite(olderThan) && olderThan >= 0;
-      if (!valid) {
-        throw new TypeError(
-          "prune(): olderThan must be a valid Date or an age of zero or more milliseconds",
-        );
-      }
-      const cutoff = olderThan instanceof Date ? olderThan.getTime() : Date.now() - olderThan;
-      return pruneTx.immediate(cutoff);
+    prune(options) {
+      return pruneTx.immediate(pruneCutoff(options, "prune()"));
     },
   };
 }

@@ -1,6 +1,7 @@
 import {
   AnswerConflictError,
   type AnswerReceipt,
+  canonicalJson,
   parseAnswer,
   SuspensionNotFoundError,
 } from "@toolnexus/core";
@@ -9,19 +10,6 @@ import { type MemoryState, newest, runState, toIso } from "./rows.js";
 
 // A human's answer is only recorded (and the run made ready); nothing runs here: the run
 // continues later, in whichever worker claims it.
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (typeof value !== "object" || value === null) return value;
-  const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    sorted[key] = sortKeys((value as Record<string, unknown>)[key]);
-  }
-  return sorted;
-}
-
-/** Two answers are the same when their JSON is, whatever the order of their keys. */
-const canonical = (value: unknown): string => JSON.stringify(sortKeys(value));
 
 export function answerOp(state: MemoryState): MemoryRunStore["answer"] {
   const { runs, byRequest, notify } = state;
@@ -43,7 +31,7 @@ export function answerOp(state: MemoryState): MemoryRunStore["answer"] {
     const deadline = row.expiresMs === undefined ? undefined : toIso(row.expiresMs);
     if (row.answerJson !== undefined) {
       // Idempotent: the same answer again (a retried POST, a redelivery) changes nothing.
-      if (canonical(JSON.parse(row.answerJson)) === canonical(answer)) return receipt(true);
+      if (canonicalJson(JSON.parse(row.answerJson)) === canonicalJson(answer)) return receipt(true);
       throw new AnswerConflictError(answer.id, "answered");
     }
     if (row.state === "applied") {

@@ -1,3 +1,4 @@
+import { pruneCutoff } from "@toolnexus/core";
 import type { MemoryRunStore } from "../memory-stores.js";
 import type { MemoryState, RunRow } from "./rows.js";
 
@@ -41,17 +42,8 @@ export function retention(state: MemoryState, keepFinished: number): Retention {
       }
     },
 
-    prune({ olderThan }) {
-      const valid =
-        olderThan instanceof Date
-          ? !Number.isNaN(olderThan.getTime())
-          : typeof olderThan === "number" && Number.isFinite(olderThan) && olderThan >= 0;
-      if (!valid) {
-        throw new TypeError(
-          "memoryRunStore.prune(): olderThan must be a valid Date or an age of 0 or more ms",
-        );
-      }
-      const cutoff = olderThan instanceof Date ? olderThan.getTime() : Date.now() - olderThan;
+    prune(options) {
+      const cutoff = pruneCutoff(options, "memoryRunStore.prune()");
       let pruned = 0;
       for (const runId of [...finished]) {
         const run = runs.get(runId)!;
