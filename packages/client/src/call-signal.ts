@@ -3,6 +3,12 @@ import type { Answer, ToolContext } from "@toolnexus/core";
 let stop: (ctx: CallContext, reason: unknown) => void;
 
 /**
+ * Where a tool may send events into its run's stream (a sub-agent forwards its child's events).
+ * Set, not enumerable, only when someone listens to the run.
+ */
+export const EMIT = Symbol("toolnexus.emit");
+
+/**
  * The ToolContext of one tool call. Its `signal` is an own, enumerable property whose
  * AbortController is made only when something reads it: most tools never look at their signal,
  * and on Node 20 making an AbortSignal costs more than the rest of a tool round trip. Reading

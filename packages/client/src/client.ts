@@ -1,32 +1,8 @@
-import type { Message } from "@toolnexus/core";
-import { type ResolvedConfig, resolveConfig } from "./config.js";
-import { parseAnswers, recordAnswer, recordAnswers, settleRun, startDurable } from "./durable.js";
-import { traced } from "./instrumentation.js";
-import { freshStart, Run } from "./run.js";
-import type {
-  Client,
-  ClientOptions,
-  ResumeOptions,
-  RunEvent,
-  RunOptions,
-  RunResult,
-} from "./types.js";
+import { resolveConfig } from "./config.js";
+import { parseAnswers, recordAnswer, recordAnswers, settleRun } from "./durable.js";
+import { registerConfig, startRun } from "./start.js";
+import type { Client, ClientOptions, ResumeOptions, RunEvent, RunResult } from "./types.js";
 import { work } from "./worker.js";
-
-function startMessages(
-  config: ResolvedConfig,
-  prompt: string,
-  history: readonly Message[] | undefined,
-): Message[] {
-  if (typeof prompt !== "string") throw new TypeError("run: the prompt must be a string");
-  const messages: Message[] = [];
-  if (config.systemPrompt !== undefined && history?.[0]?.role !== "system") {
-    messages.push({ role: "system", content: config.systemPrompt });
-  }
-  if (history !== undefined) for (const message of history) messages.push(message);
-  messages.push({ role: "user", content: prompt });
-  return messages;
-}
 
 /**
  * Creates the loop: it calls the model, runs the tools it asks for with a filled-in
@@ -42,60 +18,13 @@ function startMessages(
 export function createClient(options: ClientOptions): Client {
   const config = resolveConfig(options);
 
-  const start = (
-    prompt: string,
-    runOptions: RunOptions,
-    sink: ((event: RunEvent) => void) | undefined,
-    streaming: boolean,
-    history: readonly Message[] | undefined,
-    conversation: boolean,
-    signal: AbortSignal | undefined,
-  ): Promise<RunResult> => {
-    const messages = startMessages(config, prompt, history);
-    const { runId } = runOptions;
-    if (runId !== undefined && (typeof runId !== "string" || runId === "")) {
-      throw new TypeError("run: runId must be a non-empty string");
-    }
-    const run = new Run(
-      config,
-      freshStart(runOptions.sessionId, messages, runOptions.extra, conversation, runId),
-      signal,
-      sink,
-      streaming,
-    );
-    const { instrumentation } = config;
-    if (instrumentation === undefined) {
-      return runOptions.durable === true ? startDurable(config, run, signal) : run.loop();
-    }
-    run.trace = instrumentation.startRun({
-      runId: run.runId,
-      sessionId: run.sessionId,
-      agent: config.agent,
-      model: config.model.id,
-      kind: "run",
-      messages,
-    });
-    return traced(
-      run.trace,
-      runOptions.durable === true ? startDurable(config, run, signal) : run.loop(),
-    );
-  };
-
   const client: Client = {
     runs: config.runs,
     conversations: config.conversations,
 
     run(prompt, runOptions = {}) {
       try {
-        return start(
-          prompt,
-          runOptions,
-          undefined,
-          false,
-          runOptions.history,
-          false,
-          runOptions.signal,
-        );
+        return startRun(config, prompt, runOptions, { history: runOptions.history });
       } catch (thrown) {
         return Promise.reject(thrown);
       }
@@ -106,12 +35,18 @@ export function createClient(options: ClientOptions): Client {
       if (sessionId === undefined) return client.run(prompt, runOptions);
       const saved = await config.conversations.load(sessionId);
       const history = [...(saved ?? []), ...(runOptions.history ?? [])];
-      return start(prompt, runOptions, undefined, false, history, true, runOptions.signal);
+      return startRun(config, prompt, runOptions, { history, conversation: true });
     },
 
     stream(prompt, runOptions = {}) {
       return eventStream(
-        (sink, signal) => start(prompt, runOptions, sink, true, runOptions.history, false, signal),
+        (sink, signal) =>
+          startRun(config, prompt, runOptions, {
+            history: runOptions.history,
+            sink,
+            streaming: true,
+            signal,
+          }),
         runOptions.signal,
       );
     },
@@ -141,6 +76,7 @@ export function createClient(options: ClientOptions): Client {
       return work(config, options);
     },
   };
+  registerConfig(client, config);
   return client;
 }
 

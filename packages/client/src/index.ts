@@ -7,6 +7,8 @@ export {
   SuspensionNotFoundError,
   WireFormatError,
 } from "@toolnexus/core";
+export type { AgentToolOptions } from "./agent-tool.js";
+export { agentTool } from "./agent-tool.js";
 export { createClient } from "./client.js";
 export { RunCancelledError, RunError } from "./errors.js";
 export type { InProcessModelOptions, SimpleToolCall, SimpleTurn } from "./in-process-model.js";

@@ -18,6 +18,7 @@ import {
   type Usage,
 } from "@toolnexus/core";
 import { RunClock } from "./budget.js";
+import { CallContext, EMIT } from "./call-signal.js";
 import type { ResolvedConfig } from "./config.js";
 import { RunCancelledError, RunError } from "./errors.js";
 import { loopId } from "./ids.js";
@@ -153,6 +154,10 @@ export class Run {
 
   /** Fills in the fields a call's context gets from the run. */
   fill<T extends ToolContext>(ctx: T, answer: Answer | undefined): T {
+    // A sub-agent's events reach this run's listeners through its context.
+    if (this.listening && ctx instanceof CallContext) {
+      Object.defineProperty(ctx, EMIT, { value: (event: RunEvent) => this.emit(event) });
+    }
     if (this.sessionId !== undefined) ctx.sessionId = this.sessionId;
     if (this.config.agent !== undefined) ctx.agent = this.config.agent;
     if (this.extra !== undefined) ctx.extra = this.extra;

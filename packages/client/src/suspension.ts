@@ -173,8 +173,11 @@ export async function afterAnswer(
   const again = await attempt(run, tool, call, args, messageId, answer, true);
   const next = pendingOf(again.result);
   if (next === undefined) return final(run, call, tool, again.args, messageId, again);
-  // After an approval the tool ran for the first time, so its own question is a new suspension.
-  if (approval) return suspend(run, call, tool, again.args, messageId, next, false, again);
+  // After an approval the tool ran for the first time, so its own question is a new suspension;
+  // a sub-agent may ask one question after another, each a suspension of its own.
+  if (approval || (tool.source === "agent" && next.id !== request.id)) {
+    return suspend(run, call, tool, again.args, messageId, next, false, again);
+  }
   // Never loop on the same call: a second suspension on the re-execution is an error.
   return final(run, call, tool, again.args, messageId, {
     ...again,

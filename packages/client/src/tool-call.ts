@@ -2,6 +2,7 @@
 // `afterTool`, and the record. A suspension goes on in suspension.ts.
 import {
   type Answer,
+  addUsage,
   error,
   isToolResult,
   pendingOf,
@@ -10,6 +11,7 @@ import {
   type Tool,
   type ToolCall,
   type ToolResult,
+  type Usage,
 } from "@toolnexus/core";
 import { smallest, timeoutReason } from "./budget.js";
 import { CallContext, stopCall } from "./call-signal.js";
@@ -302,9 +304,18 @@ export function final(
   messageId: string,
   attempt: Attempt,
 ): Settled | Promise<Settled> {
+  // A sub-agent's tokens are the parent run's too.
+  if (tool?.source === "agent") rollUp(run, attempt.result);
   const { afterTool } = run.config.hooks;
   if (afterTool === undefined) return settled(run, call, args, attempt.result, attempt);
   return afterToolHook(run, afterTool, call, tool, args, messageId, attempt);
+}
+
+function rollUp(run: Run, result: ToolResult): void {
+  const usage = result.metadata?.usage as Usage | undefined;
+  if (typeof usage?.totalTokens !== "number" || typeof usage.promptTokens !== "number") return;
+  run.usage = addUsage(run.usage, usage);
+  if (run.listening) run.emit({ type: "usage", usage, total: run.usage });
 }
 
 /** `afterTool` may replace the result; a throw becomes an error result. */

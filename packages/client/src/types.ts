@@ -179,6 +179,8 @@ export type RunEvent =
       pending: boolean;
     }
   | { type: "usage"; usage: Usage; total: Usage }
+  /** An event of a sub-agent's run (`agentTool`), marked with the agent and the parent's call. */
+  | { type: "agent"; agent: string; callId: string; event: RunEvent }
   | { type: "done"; result: RunResult };
 
 /** A configured loop. Create it once and reuse it for many runs. */

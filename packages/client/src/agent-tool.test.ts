@@ -1,0 +1,289 @@
+import {
+  type ModelRequest,
+  pending,
+  type Request,
+  type Tool,
+  type ToolContext,
+} from "@toolnexus/core";
+import { nativeTool } from "@toolnexus/native";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { agentTool } from "./agent-tool.js";
+import { createClient } from "./client.js";
+import { memoryRunStore } from "./memory-stores.js";
+import { scriptedModel } from "./testing.js";
+import type { ClientOptions, RunEvent } from "./types.js";
+
+const usage = { promptTokens: 10, completionTokens: 5 };
+
+/**
+ * A model deciding from the transcript (so a fresh one continues a resumed run): call the tool,
+ * then report its result.
+ */
+function level(
+  who: string,
+  call: { id: string; name: string; arguments: Record<string, unknown> },
+) {
+  const turn = (request: ModelRequest) => {
+    const last = request.messages.at(-1);
+    return last?.role === "tool"
+      ? { content: `${who}: ${last.content}`, usage }
+      : { toolCalls: [call], usage };
+  };
+  return scriptedModel(Array.from({ length: 10 }, () => turn));
+}
+
+/** Three levels: root (agent "lead") -> research (agent "researcher") -> search (agent "searcher"). */
+function team(options: {
+  seen: ToolContext[];
+  lookup?: Tool;
+  root?: Partial<ClientOptions>;
+  leaf?: Partial<ClientOptions>;
+  middle?: Partial<ClientOptions>;
+  researchTimeoutMs?: number;
+}) {
+  const lookup =
+    options.lookup ??
+    nativeTool({
+      name: "lookup",
+      description: "looks a thing up",
+      input: z.object({ q: z.string() }),
+      ctx: true,
+      run: ({ q }, ctx) => {
+        options.seen.push(ctx);
+        return `found ${q}`;
+      },
+    });
+  const searcher = createClient({
+    model: level("searcher", { id: "g1", name: "lookup", arguments: { q: "otters" } }),
+    tools: [lookup],
+    agent: "searcher",
+    extra: { level: "searcher" },
+    ...options.leaf,
+  });
+  const researcher = createClient({
+    model: level("researcher", { id: "c1", name: "search", arguments: { prompt: "otters" } }),
+    tools: [agentTool(searcher, { name: "search", description: "searches" })],
+    agent: "researcher",
+    ...options.middle,
+  });
+  const lead = createClient({
+    model: level("lead", { id: "r1", name: "research", arguments: { prompt: "otters" } }),
+    tools: [
+      agentTool(researcher, {
+        name: "research",
+        description: "researches",
+        ...(options.researchTimeoutMs === undefined
+          ? {}
+          : { timeoutMs: options.researchTimeoutMs }),
+      }),
+    ],
+    agent: "lead",
+    ...options.root,
+  });
+  return { lead, researcher, searcher };
+}
+
+function balanced(
+  messages: readonly { role: string; toolCalls?: { id: string }[]; callId?: string }[],
+) {
+  const calls = messages.flatMap((m) =>
+    m.role === "assistant" ? (m.toolCalls ?? []).map((c) => c.id) : [],
+  );
+  const results = messages.flatMap((m) => (m.role === "tool" ? [m.callId] : []));
+  return JSON.stringify(calls) === JSON.stringify(results);
+}
+
+describe("agentTool: sub-agents", () => {
+  it("two levels: identity at each level, the final text up the chain, usage and events rolled up", async () => {
+    const seen: ToolContext[] = [];
+    const { lead } = team({ seen, root: { extra: { tenant: "acme", level: "root" } } });
+    const events: RunEvent[] = [];
+    for await (const event of lead.stream("find otters", { sessionId: "s-9" })) events.push(event);
+    const done = events.at(-1);
+    if (done?.type !== "done") throw new Error("expected a done event");
+    expect(done.result.text).toBe("lead: researcher: searcher: found otters");
+    // Three levels, two model turns each, 15 tokens a turn.
+    expect(done.result.usage.totalTokens).toBe(6 * 15);
+    expect(seen).toHaveLength(1);
+    const leaf = seen[0]!;
+    expect(leaf.agent).toBe("searcher");
+    expect(leaf.sessionId).toBe("s-9");
+    expect(leaf.callId).toBe("g1");
+    // The parent's extra under the child's own.
+    expect(leaf.extra).toEqual({ tenant: "acme", level: "searcher" });
+    expect(leaf.runId).toMatch(/\/r1\/c1$/);
+    // The grandchild's tool call reached the root's stream, wrapped once per level.
+    const nested = events.filter((e) => e.type === "agent");
+    const deep = nested.flatMap((e) =>
+      e.type === "agent" && e.event.type === "agent" ? [e.event] : [],
+    );
+    expect(
+      deep.some(
+        (e) => e.type === "agent" && e.agent === "searcher" && e.event.type === "tool_call",
+      ),
+    ).toBe(true);
+    expect(
+      nested.every((e) => e.type === "agent" && e.agent === "researcher" && e.callId === "r1"),
+    ).toBe(true);
+    expect(balanced(done.result.messages)).toBe(true);
+  });
+
+  it("the parent's call budget stops the grandchild's tool", async () => {
+    let aborted: unknown;
+    const { lead } = team({
+      seen: [],
+      researchTimeoutMs: 80,
+      lookup: nativeTool({
+        name: "lookup",
+        description: "hangs until stopped",
+        ctx: true,
+        run: (_a, ctx) =>
+          new Promise<string>((resolve) => {
+            ctx.signal?.addEventListener("abort", () => {
+              aborted = ctx.signal?.reason;
+              resolve("stopped");
+            });
+          }),
+      }),
+    });
+    const done = await lead.run("find otters");
+    expect(done.text).toBe("lead: timed out after 80ms");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((aborted as DOMException | undefined)?.name).toBe("TimeoutError");
+  });
+
+  it("an approval asked in the grandchild is answered through the root's waitFor", async () => {
+    const seen: ToolContext[] = [];
+    const asked: Request[] = [];
+    const { lead } = team({
+      seen,
+      lookup: nativeTool({
+        name: "lookup",
+        description: "needs approval",
+        input: z.object({ q: z.string() }),
+        needsApproval: true,
+        ctx: true,
+        run: ({ q }, ctx) => {
+          seen.push(ctx);
+          return `found ${q}`;
+        },
+      }),
+      root: {
+        waitFor: (request) => {
+          asked.push(request);
+          return { id: request.id, ok: true };
+        },
+      },
+    });
+    const done = await lead.run("find otters");
+    expect(done.status).toBe("done");
+    expect(done.text).toBe("lead: researcher: searcher: found otters");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({
+      kind: "approval",
+      data: { agent: "searcher", path: ["research", "search"] },
+    });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.answer?.ok).toBe(true);
+  });
+
+  it("the same approval halts the root durably; fresh clients resume it, every level once", async () => {
+    const stores = {
+      lead: memoryRunStore(),
+      researcher: memoryRunStore(),
+      searcher: memoryRunStore(),
+    };
+    const seen: ToolContext[] = [];
+    const approvalLookup = nativeTool({
+      name: "lookup",
+      description: "needs approval",
+      input: z.object({ q: z.string() }),
+      needsApproval: true,
+      ctx: true,
+      run: ({ q }, ctx) => {
+        seen.push(ctx);
+        return `found ${q}`;
+      },
+    });
+    const first = team({
+      seen,
+      lookup: approvalLookup,
+      root: { runs: stores.lead },
+      middle: { runs: stores.researcher },
+      leaf: { runs: stores.searcher },
+    });
+    const halted = await first.lead.run("find otters");
+    if (halted.status !== "pending") throw new Error("expected the root to halt");
+    expect(halted.pending.data).toMatchObject({ agent: "searcher", path: ["research", "search"] });
+    expect(seen).toHaveLength(0);
+    // Each level waits on its own request.
+    expect(stores.searcher.list({ state: "waiting" })).toHaveLength(1);
+    expect(stores.researcher.list({ state: "waiting" })).toHaveLength(1);
+
+    // "Another process": fresh clients over the same stores, models playing the turns left.
+    const second = team({
+      seen,
+      lookup: approvalLookup,
+      root: { runs: stores.lead },
+      middle: { runs: stores.researcher },
+      leaf: { runs: stores.searcher },
+    });
+    const done = await second.lead.resume({ id: halted.pending.id, ok: true });
+    expect(done.status).toBe("done");
+    expect(done.text).toBe("lead: researcher: searcher: found otters");
+    expect(seen).toHaveLength(1);
+    expect(balanced(done.messages)).toBe(true);
+    for (const store of Object.values(stores)) {
+      expect(store.list({ state: "waiting" })).toEqual([]);
+    }
+    const leafRun = stores.searcher.getRun(seen[0]!.runId!);
+    expect(leafRun?.state).toBe("done");
+    expect(balanced(leafRun!.result!.messages)).toBe(true);
+    // A repeat of the answer changes nothing and runs nothing.
+    expect((await second.lead.resume({ id: halted.pending.id, ok: true })).text).toBe(done.text);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("a child that asks twice: each question reaches the root's human in turn", async () => {
+    const asked: string[] = [];
+    const asker = {
+      name: "twice",
+      description: "asks a thing",
+      inputSchema: { type: "object" },
+      source: "custom",
+      execute: async (_args: Record<string, unknown>, ctx?: ToolContext) =>
+        ctx?.answer === undefined
+          ? pending({ kind: "input", prompt: "first?" })
+          : { output: `got ${String(ctx.answer.data?.v)}`, isError: false },
+    };
+    const child = createClient({
+      model: scriptedModel([
+        { toolCalls: [{ id: "a", name: "twice" }] },
+        { toolCalls: [{ id: "b", name: "twice" }] },
+        (request) => ({
+          content: request.messages
+            .flatMap((m) => (m.role === "tool" ? [m.content] : []))
+            .join(", "),
+        }),
+      ]),
+      tools: [asker],
+      agent: "asker",
+    });
+    const root = createClient({
+      model: scriptedModel([
+        { toolCalls: [{ id: "r", name: "ask", arguments: { prompt: "go" } }] },
+        (request) => ({ content: String(request.messages.at(-1)?.content) }),
+      ]),
+      tools: [agentTool(child, { name: "ask", description: "asks" })],
+      waitFor: (request) => {
+        asked.push(request.id);
+        return { id: request.id, ok: true, data: { v: asked.length } };
+      },
+    });
+    const done = await root.run("go");
+    expect(done.text).toBe("got 1, got 2");
+    expect(asked).toHaveLength(2);
+    expect(new Set(asked).size).toBe(2);
+  });
+});
