@@ -1,28 +1,20 @@
 import { AnswerConflictError, SuspensionNotFoundError, WireFormatError } from "@toolnexus/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type SqliteStore, sqliteStore } from "./store.js";
-import { checkpoint, journalEntry, request, stepCheckpoint, tempDir } from "./test-fixtures.js";
+import { describe, expect, it } from "vitest";
+import type { SqliteStore } from "./store.js";
+import {
+  checkpoint,
+  iso,
+  journalEntry,
+  request,
+  stepCheckpoint,
+  storePerTest,
+  thrown,
+} from "./test-fixtures.js";
 
-let tmp: ReturnType<typeof tempDir>;
 let store: SqliteStore;
-beforeEach(() => {
-  tmp = tempDir();
-  store = sqliteStore({ path: tmp.file() });
+storePerTest((opened) => {
+  store = opened;
 });
-afterEach(() => {
-  store.close();
-  tmp.cleanup();
-});
-
-const thrown = (fn: () => unknown): unknown => {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a throw");
-};
-const iso = (msFromNow: number) => new Date(Date.now() + msFromNow).toISOString();
 
 describe("answer", () => {
   it("records the answer and makes a waiting run ready", () => {

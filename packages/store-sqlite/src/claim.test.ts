@@ -1,19 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type SqliteStore, sqliteStore } from "./store.js";
-import { checkpoint, request, stepCheckpoint, tempDir } from "./test-fixtures.js";
+import { describe, expect, it } from "vitest";
+import type { SqliteStore } from "./store.js";
+import { checkpoint, iso, request, stepCheckpoint, storePerTest } from "./test-fixtures.js";
 
-let tmp: ReturnType<typeof tempDir>;
 let store: SqliteStore;
-beforeEach(() => {
-  tmp = tempDir();
-  store = sqliteStore({ path: tmp.file() });
-});
-afterEach(() => {
-  store.close();
-  tmp.cleanup();
+storePerTest((opened) => {
+  store = opened;
 });
 
-const iso = (msFromNow: number) => new Date(Date.now() + msFromNow).toISOString();
 const claim = (runId?: string) =>
   store.claim(
     runId === undefined ? { owner: "w", leaseMs: 60_000 } : { owner: "w", leaseMs: 60_000, runId },

@@ -1,19 +1,15 @@
 import type { Message } from "@toolnexus/core";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SqliteStoreError } from "./errors.js";
 import { type SqliteStore, sqliteStore } from "./store.js";
-import { tempDir } from "./test-fixtures.js";
+import { storePerTest } from "./test-fixtures.js";
 
-let tmp: ReturnType<typeof tempDir>;
 let store: SqliteStore;
-beforeEach(() => {
-  tmp = tempDir();
-  store = sqliteStore({ path: tmp.file() });
-});
-afterEach(() => {
-  store.close();
-  tmp.cleanup();
+let path: string;
+storePerTest((opened, file) => {
+  store = opened;
+  path = file;
 });
 
 const transcript: Message[] = [
@@ -56,7 +52,7 @@ describe("conversations", () => {
 
   it("another store on the same file sees the transcript", () => {
     store.save("shared", transcript);
-    const other = sqliteStore({ path: tmp.file() });
+    const other = sqliteStore({ path: path });
     expect(other.load("shared")).toEqual(transcript);
     other.save("shared", [...transcript, { role: "user", content: "thanks" }]);
     expect(store.load("shared")).toHaveLength(transcript.length + 1);
@@ -74,7 +70,7 @@ describe("conversations", () => {
     store.save("good", transcript);
     store.save("bad", transcript);
     store.save("notalist", transcript);
-    const db = new Database(tmp.file());
+    const db = new Database(path);
     db.prepare("UPDATE conversations SET json = '[{\"role\":' WHERE session_id = 'bad'").run();
     db.prepare("UPDATE conversations SET json = '{\"a\":1}' WHERE session_id = 'notalist'").run();
     db.close();

@@ -1,28 +1,24 @@
 import type { SuspensionFilter } from "@toolnexus/core";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type SqliteStore, sqliteStore } from "./store.js";
+import { describe, expect, it } from "vitest";
+import type { SqliteStore } from "./store.js";
 import {
   checkpoint,
   doneResult,
+  iso,
   journalEntry,
   request,
   stepCheckpoint,
-  tempDir,
+  storePerTest,
 } from "./test-fixtures.js";
 
-let tmp: ReturnType<typeof tempDir>;
 let store: SqliteStore;
-beforeEach(() => {
-  tmp = tempDir();
-  store = sqliteStore({ path: tmp.file() });
-});
-afterEach(() => {
-  store.close();
-  tmp.cleanup();
+let path: string;
+storePerTest((opened, file) => {
+  store = opened;
+  path = file;
 });
 
-const iso = (msFromNow: number) => new Date(Date.now() + msFromNow).toISOString();
 const fail = { code: "x", message: "x", at: new Date().toISOString() };
 
 describe("getRun and getRequest", () => {
@@ -155,7 +151,7 @@ describe("list", () => {
 
 describe("prune", () => {
   const counts = () => {
-    const db = new Database(tmp.file());
+    const db = new Database(path);
     const count = (table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
     const result = [count("runs"), count("requests"), count("journal")];
     db.close();

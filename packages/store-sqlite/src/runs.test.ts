@@ -6,37 +6,24 @@ import {
   type RunStore,
   ToolnexusError,
 } from "@toolnexus/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type SqliteStore, sqliteStore } from "./store.js";
+import { describe, expect, it } from "vitest";
+import type { SqliteStore } from "./store.js";
 import {
   checkpoint,
   doneResult,
+  iso,
   journalEntry,
   request,
   stepCheckpoint,
-  tempDir,
+  storePerTest,
+  thrown,
 } from "./test-fixtures.js";
 
-let tmp: ReturnType<typeof tempDir>;
 let store: SqliteStore;
-beforeEach(() => {
-  tmp = tempDir();
-  store = sqliteStore({ path: tmp.file() });
-});
-afterEach(() => {
-  store.close();
-  tmp.cleanup();
+storePerTest((opened) => {
+  store = opened;
 });
 
-const thrown = (fn: () => unknown): unknown => {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a throw");
-};
-const iso = (msFromNow: number) => new Date(Date.now() + msFromNow).toISOString();
 const error = (code = "model_error") => ({ code, message: "the model failed", at: iso(0) });
 
 /** A run started durable and leased to w1. */

@@ -10,6 +10,8 @@ import {
   type Request,
   randomId,
 } from "@toolnexus/core";
+import { afterEach, beforeEach } from "vitest";
+import { type SqliteStore, sqliteStore } from "./store.js";
 
 /** A throwaway folder for database files, removed by the returned `cleanup`. */
 export function tempDir(): { dir: string; file: (name?: string) => string; cleanup: () => void } {
@@ -127,4 +129,38 @@ export function stepCheckpoint(runId: string, turns = 1): Checkpoint {
     turns,
     usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
   };
+}
+
+/**
+ * A fresh store on a new file for each test of the calling file, closed and removed after it:
+ * call at the top level of a test file; `use` receives each test's store and its file.
+ */
+export function storePerTest(use: (store: SqliteStore, path: string) => void): void {
+  let tmp: ReturnType<typeof tempDir> | undefined;
+  let store: SqliteStore | undefined;
+  beforeEach(() => {
+    tmp = tempDir();
+    const path = tmp.file();
+    store = sqliteStore({ path });
+    use(store, path);
+  });
+  afterEach(() => {
+    store?.close();
+    tmp?.cleanup();
+  });
+}
+
+/** What `fn` throws; fails the test when it does not throw. */
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a throw");
+}
+
+/** An ISO time `msFromNow` from now (negative: in the past). */
+export function iso(msFromNow: number): string {
+  return new Date(Date.now() + msFromNow).toISOString();
 }
