@@ -1,11 +1,12 @@
 // Durability under SIGKILL: many processes start, answer and work durable runs on one SQLite
 // file while a killer SIGKILLs them at random and restarts them. Afterwards every run must be
 // done, no journaled call may have run again, and no recorded answer may be lost.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { sqliteStore } from "../src/index.js";
+import { type Exec, readLogs } from "./exec-log.js";
 import { type Fixture, startFixture } from "./processes.js";
 
 const RUNS = 200;
@@ -15,42 +16,6 @@ const STARTERS = 4;
 const JITTER_MS = 120;
 const dir = mkdtempSync(join(tmpdir(), "toolnexus-durability-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-interface Exec {
-  tool: string;
-  runId: string;
-  callId: string;
-  attempt: number;
-  answered: boolean;
-  phase: "start" | "end";
-  pid: number;
-}
-interface AnswerLog {
-  answered: string;
-  runId: string;
-  token: string;
-}
-
-function readLogs(logDir: string): { execs: Exec[]; answers: AnswerLog[] } {
-  const execs: Exec[] = [];
-  const answers: AnswerLog[] = [];
-  for (const file of readdirSync(logDir)) {
-    for (const line of readFileSync(join(logDir, file), "utf8").split("\n")) {
-      if (line === "") continue;
-      // A process killed mid-write may leave a torn last line: it logged nothing usable.
-      let value: Record<string, unknown>;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      if ("answered" in value && typeof value.answered === "string")
-        answers.push(value as unknown as AnswerLog);
-      else execs.push(value as unknown as Exec);
-    }
-  }
-  return { execs, answers };
-}
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
