@@ -43,6 +43,7 @@ import {
   demoClient,
   describeAnswer,
   findRequest,
+  isSubAgentRun,
   newSessionId,
   openStore,
   type Recorded,
@@ -179,7 +180,10 @@ function report(ctx: Context, result: RunResult, store: SqliteStore | undefined)
     `${s.yellow(s.bold("⏸ halted"))} ${s.dim(`the run waits for a person; run ${result.runId} is in ${db} and this process is done`)}`,
   );
   for (const request of result.pendings) {
-    printer.line(`  ${s.bold(request.kind)}: ${request.prompt} ${s.dim(`(${request.id})`)}`);
+    const asker = typeof request.data?.agent === "string" ? ` asked by ${request.data.agent}` : "";
+    printer.line(
+      `  ${s.bold(request.kind)}${asker}: ${request.prompt} ${s.dim(`(${request.id})`)}`,
+    );
   }
   printer.line("  continue it from any terminal, now or later:");
   printer.line(
@@ -423,7 +427,12 @@ function pendingCommand(ctx: Context): Promise<number> {
     const s = printer.style;
     const store = await openStore(dbPath(values.db));
     try {
-      const waiting = [...store.list({ state: "waiting" }), ...store.list({ state: "expired" })];
+      // A sub-agent's own requests are left out: the assistant's run passes each one on as its
+      // own request, and that is the one to answer.
+      const waiting = [
+        ...store.list({ state: "waiting" }),
+        ...store.list({ state: "expired" }),
+      ].filter((item) => !isSubAgentRun(item.runId));
       if (values.json) {
         printer.line(JSON.stringify(waiting, null, 2));
         return 0;
@@ -439,9 +448,11 @@ function pendingCommand(ctx: Context): Promise<number> {
         const { request } = item;
         printer.line();
         printer.line(`  ${s.bold(request.id)}  ${s.yellow(request.kind)}  ${request.prompt}`);
+        const asker =
+          typeof request.data?.agent === "string" ? `, asked by ${request.data.agent}` : "";
         printer.line(
           s.dim(
-            `    agent ${item.agent ?? "-"} · session ${item.sessionId ?? "-"} · ${describeAge(item.createdAt)} · ${item.state === "expired" ? "expired" : describeExpiry(item.expiresAt)}`,
+            `    agent ${item.agent ?? "-"}${asker} · session ${item.sessionId ?? "-"} · ${describeAge(item.createdAt)} · ${item.state === "expired" ? "expired" : describeExpiry(item.expiresAt)}`,
           ),
         );
         printer.line(

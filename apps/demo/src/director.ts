@@ -5,6 +5,9 @@ import { inProcessModel, type SimpleTurn } from "@toolnexus/client";
 import type { AssistantMessage, Message, Model, ToolMessage } from "@toolnexus/core";
 import { PREVIOUS_RELEASE, RELEASE } from "./tools.js";
 
+/** The sub-agent's tool, as the release assistant calls it. */
+export const NOTES_TOOL = "write_release_notes";
+
 export const SCRIPTED_MODEL_ID = "scripted:release-assistant";
 
 /** The request the demo makes when no `--prompt` is given. */
@@ -15,6 +18,8 @@ export const SYSTEM_PROMPT = [
   "You are a release assistant for a small web shop.",
   "Before deploying, call whoami (for the release log) and fetch_status for api and billing.",
   "A status call that times out means the status is unknown, not that the service is down.",
+  `At the same time, call ${NOTES_TOOL} with the version: a sub-agent, the changelog writer, drafts the`,
+  "release notes (pass publish: true only when the person asked for the notes to be published).",
   "Then call deploy with the version; it asks the person which environment.",
   "If the post-deploy check shows a regression, call rollback to the previous release",
   `(${PREVIOUS_RELEASE}); a person approves it. Finish with a short summary.`,
@@ -23,6 +28,27 @@ export const SYSTEM_PROMPT = [
 interface Turn {
   assistant: AssistantMessage;
   results: Map<string, ToolMessage>;
+}
+
+/** The changelog writer's instructions (a real model gets them; the scripted one follows them). */
+export const NOTES_SYSTEM_PROMPT = [
+  "You are the changelog writer, a sub-agent of a release assistant.",
+  "Call list_changes for the version, then write short release notes from what it returns.",
+  "Only when you are asked to publish them, call publish_notes; a person approves it.",
+  "Answer with the notes, and say whether they were published.",
+].join(" ");
+
+/** Whether the person asked for the release notes to be published, not just written. */
+export function asksToPublish(text: string): boolean {
+  return /\bpublish/i.test(text) && /\b(notes|changelog)\b/i.test(text);
+}
+
+function lastUserText(messages: readonly Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role === "user") return message.content;
+  }
+  return "";
 }
 
 /** The assistant turns since the last user message, each with its tool results by name. */
@@ -50,11 +76,7 @@ function turnsSinceUser(messages: readonly Message[]): Turn[] {
 }
 
 function requestedVersion(messages: readonly Message[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i]!;
-    if (message.role === "user") return /\b\d+\.\d+\.\d+\b/.exec(message.content)?.[0] ?? RELEASE;
-  }
-  return RELEASE;
+  return /\b\d+\.\d+\.\d+\b/.exec(lastUserText(messages))?.[0] ?? RELEASE;
 }
 
 /** The next turn of the scripted assistant, decided from what the tools answered so far. */
@@ -66,13 +88,19 @@ export function nextTurn(messages: readonly Message[]): SimpleTurn {
   const last = turns.at(-1);
 
   if (last === undefined) {
+    const publish = asksToPublish(lastUserText(messages));
     return {
       id: `msg_${n}`,
-      content: `Before I touch anything I'll note who I'm acting as and check api and billing, the two services ${version} changes.`,
+      content: `Before I touch anything I'll note who I'm acting as and check api and billing, the two services ${version} changes. Meanwhile the changelog writer drafts the release notes${publish ? " and publishes them, as you asked" : ""}.`,
       toolCalls: [
         { id: id(1), name: "whoami", arguments: {} },
         { id: id(2), name: "fetch_status", arguments: { service: "api" } },
         { id: id(3), name: "fetch_status", arguments: { service: "billing" } },
+        {
+          id: id(4),
+          name: NOTES_TOOL,
+          arguments: publish ? { version, publish: true } : { version },
+        },
       ],
     };
   }
@@ -85,9 +113,16 @@ export function nextTurn(messages: readonly Message[]): SimpleTurn {
       billing === undefined || billing.isError
         ? `billing did not answer in time (${billing?.content ?? "no result"}), so its status is unknown rather than down; ${version} only touches its read path, so I'll go ahead`
         : `billing says: ${billing.content}`;
+    const notes = last.results.get(NOTES_TOOL);
+    const notesLine =
+      notes === undefined
+        ? ""
+        : notes.isError
+          ? ` The release notes are not written (${notes.content}).`
+          : ` The changelog writer's notes are ready${/\bPublished at\b/.test(notes.content) ? " and published" : ""}.`;
     return {
       id: `msg_${n}`,
-      content: `Acting as ${me?.content ?? "an unknown agent"}. ${api.isError ? `api could not be checked (${api.content})` : `api looks fine (${api.content})`}; ${billingLine}. Deploying ${version} needs a target environment, so I'm asking you.`,
+      content: `Acting as ${me?.content ?? "an unknown agent"}. ${api.isError ? `api could not be checked (${api.content})` : `api looks fine (${api.content})`}; ${billingLine}.${notesLine} Deploying ${version} needs a target environment, so I'm asking you.`,
       toolCalls: [{ id: id(1), name: "deploy", arguments: { version } }],
     };
   }
@@ -124,7 +159,59 @@ export function nextTurn(messages: readonly Message[]): SimpleTurn {
   return { id: `msg_${n}`, content: "I have nothing more to do for this request." };
 }
 
-/** The embedded model, as a Model the client can drive. */
+/**
+ * The changelog writer's next turn: read what changed, publish when it was asked to (the
+ * approval goes up to the person through the release assistant), then answer with the notes.
+ */
+export function notesTurn(messages: readonly Message[]): SimpleTurn {
+  const asked = lastUserText(messages);
+  const version = requestedVersion(messages);
+  const results = new Map<string, ToolMessage>();
+  for (const turn of turnsSinceUser(messages)) {
+    for (const [name, message] of turn.results) results.set(name, message);
+  }
+  const n = turnsSinceUser(messages).length + 1;
+  const id = `notes_msg_${n}`;
+  const changes = results.get("list_changes");
+  if (changes === undefined) {
+    return {
+      id,
+      content: `Reading what changed in ${version} since ${PREVIOUS_RELEASE}.`,
+      toolCalls: [{ id: `notes_call_${n}_1`, name: "list_changes", arguments: { version } }],
+    };
+  }
+  if (changes.isError)
+    return { id, content: `No notes: the changes could not be read (${changes.content}).` };
+  const published = results.get("publish_notes");
+  if (asksToPublish(asked) && published === undefined) {
+    return {
+      id,
+      content: `The ${version} notes are drafted; publishing them needs a person's approval.`,
+      toolCalls: [{ id: `notes_call_${n}_1`, name: "publish_notes", arguments: { version } }],
+    };
+  }
+  const lines = changes.content.slice(changes.content.indexOf(": ") + 2);
+  const outcome =
+    published === undefined
+      ? ""
+      : published.isError
+        ? ` Not published: ${published.content.startsWith("declined/expired") ? "the person declined" : published.content}.`
+        : ` Published at ${/https:\S+/.exec(published.content)?.[0] ?? "the changelog"}.`;
+  return { id, content: `Release notes for ${version}: ${lines}.${outcome}` };
+}
+
+/** One scripted turn for whichever agent is asking: the changelog writer or the assistant. */
+export function scriptedTurn(messages: readonly Message[]): SimpleTurn {
+  const first = messages[0];
+  return first?.role === "system" && first.content === NOTES_SYSTEM_PROMPT
+    ? notesTurn(messages)
+    : nextTurn(messages);
+}
+
+/** The embedded model, as a Model the client can drive (both agents share it). */
 export function scriptedReleaseModel(): Model {
-  return inProcessModel({ id: SCRIPTED_MODEL_ID, generate: ({ messages }) => nextTurn(messages) });
+  return inProcessModel({
+    id: SCRIPTED_MODEL_ID,
+    generate: ({ messages }) => scriptedTurn(messages),
+  });
 }

@@ -106,6 +106,10 @@ export class Printer {
   private timedOut = 0;
   private calls = 0;
   private waited = 0;
+  /** The assistant's calls that ran a sub-agent (by call id), and what the sub-agents did. */
+  private readonly agentCalls = new Map<string, string>();
+  private agentTurns = 0;
+  private agentResults = 0;
 
   constructor(
     private readonly write: (text: string) => void,
@@ -167,6 +171,10 @@ export class Printer {
       case "pending":
         this.pendingLine(event.request, this.label(event.call.id, callLabel(event.call)));
         break;
+      case "agent":
+        this.agentCalls.set(event.callId, event.agent);
+        this.agentEvent(event.agent, event.event);
+        break;
       case "tool_result": {
         const label = this.label(event.call.id, callLabel(event.call));
         const { record } = event;
@@ -174,7 +182,8 @@ export class Printer {
           this.line(`  ${s.yellow("⏸")} ${label} ${s.dim("suspended (pending, not an error)")}`);
           break;
         }
-        this.calls++;
+        // A sub-agent's call is counted as such in the summary, not as one of the tool results.
+        if (!this.agentCalls.has(event.call.id)) this.calls++;
         const ms = s.dim(`(${Math.round(record.durationMs)}ms)`);
         if (record.timedOut) {
           this.timedOut++;
@@ -195,6 +204,53 @@ export class Printer {
     }
   };
 
+  /**
+   * One event of a sub-agent's run, as it reaches the assistant's stream: indented under the
+   * assistant's call, marked with the agent. Its question is shown where the assistant passes
+   * it on to the person (the assistant's own `pending`), so it is not counted here.
+   */
+  private agentEvent(agent: string, event: RunEvent): void {
+    const s = this.style;
+    if (event.type === "agent") {
+      this.agentEvent(`${agent} › ${event.agent}`, event.event);
+      return;
+    }
+    const at = `    ${s.magenta("┊")} ${s.magenta(agent)}`;
+    switch (event.type) {
+      case "message": {
+        this.agentTurns++;
+        const text = event.message.content.trim();
+        this.line(
+          `${at} › ${text === "" ? s.dim("(no text)") : text} ${s.dim(`(turn ${event.turn})`)}`,
+        );
+        break;
+      }
+      case "tool_call":
+        this.line(
+          `${at} ${s.bold("→")} ${s.bold(callLabel(event.call))} ${s.dim(event.call.rawArgs || "{}")}`,
+        );
+        this.line(`    ${s.magenta("┊")}   ${s.dim(`ctx: ${describeContext(event.ctx)}`)}`);
+        break;
+      case "pending":
+        this.line(
+          `${at} ${s.yellow("⏸")} ${s.bold(callLabel(event.call))} ${s.yellow(`asks (${event.request.kind}):`)} ${event.request.prompt} ${s.dim("— passed up to the assistant")}`,
+        );
+        break;
+      case "tool_result": {
+        if (event.pending) break;
+        this.agentResults++;
+        const mark = event.isError ? s.red("✗") : s.green("✓");
+        const output = oneLine(event.record.result.output);
+        this.line(
+          `${at} ${mark} ${s.bold(callLabel(event.call))} ${event.isError ? s.red(output) : output} ${s.dim(`(${Math.round(event.record.durationMs)}ms)`)}`,
+        );
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
   pendingLine(request: Request, label: string): void {
     const s = this.style;
     this.waited++;
@@ -206,6 +262,13 @@ export class Printer {
         ? `waits up to ${Math.round(this.waitLimitMs / 60_000)} min (the client's waitTimeoutMs)`
         : describeExpiry(request.expiresAt);
     this.line(`    ${s.dim(`request ${request.id}, ${expiry}`)}`);
+    const asker = request.data?.agent;
+    if (typeof asker === "string") {
+      const path = Array.isArray(request.data?.path) ? request.data.path.join(" › ") : "";
+      this.line(
+        `    ${s.magenta(`asked by ${asker}`)}${s.dim(`, a sub-agent${path === "" ? "" : ` (through ${path})`}: the answer goes back to it`)}`,
+      );
+    }
   }
 
   /** The closing lines of a finished run. */
@@ -219,6 +282,13 @@ export class Printer {
       `${this.timedOut} timed out`,
       `${this.waited} waited for a person`,
     ];
+    if (this.agentCalls.size > 0) {
+      const agents = [...new Set(this.agentCalls.values())].join(", ");
+      const n = this.agentCalls.size;
+      parts.push(
+        `${n} sub-agent call${n === 1 ? "" : "s"} (${agents}: ${this.agentTurns} model turn${this.agentTurns === 1 ? "" : "s"}, ${this.agentResults} tool result${this.agentResults === 1 ? "" : "s"})`,
+      );
+    }
     this.line();
     if (result.status === "done") {
       this.line(`${s.green(s.bold("✓ done"))} ${s.dim(`${parts.join(", ")}${usage}`)}`);

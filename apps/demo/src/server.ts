@@ -31,6 +31,7 @@ import {
   assertContinuable,
   demoClient,
   findRequest,
+  isSubAgentRun,
   newSessionId,
   openStore,
   type Recorded,
@@ -162,7 +163,9 @@ export class Inbox {
 
   /** Everything the page shows, as one JSON document. */
   snapshot(): string {
-    const all = this.store.list({ limit: 200 });
+    // A sub-agent's own requests are not shown: the assistant's run passes each one on as its
+    // own request (with `data.agent`), and that is the one to answer.
+    const all = this.store.list({ limit: 200 }).filter((i) => !isSubAgentRun(i.runId));
     const requests = all.filter((i) => open(i.state)).map(requestView);
     const sessions: SessionView[] = [];
     const seen = new Set<string>();
@@ -229,7 +232,7 @@ export class Inbox {
     pending: Request[];
     detail?: string;
   } {
-    const all = this.store.list({ sessionId, limit: 50 });
+    const all = this.store.list({ sessionId, limit: 50 }).filter((i) => !isSubAgentRun(i.runId));
     const pending = all.filter((i) => open(i.state)).map((i) => i.request);
     // The newest request's run is the session's latest run.
     const stored = all[0] === undefined ? undefined : this.run(all[0].runId);

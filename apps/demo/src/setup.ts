@@ -3,7 +3,13 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
-import { type Client, createClient, type RunEvent, type WaitFor } from "@toolnexus/client";
+import {
+  agentTool,
+  type Client,
+  createClient,
+  type RunEvent,
+  type WaitFor,
+} from "@toolnexus/client";
 import {
   type Answer,
   AnswerConflictError,
@@ -16,10 +22,12 @@ import {
   SuspensionNotFoundError,
 } from "@toolnexus/core";
 import type { SqliteStore } from "@toolnexus/store-sqlite";
-import { SYSTEM_PROMPT } from "./director.js";
-import { type Observe, releaseTools } from "./tools.js";
+import { NOTES_SYSTEM_PROMPT, NOTES_TOOL, SYSTEM_PROMPT } from "./director.js";
+import { changelogTools, type Observe, releaseTools } from "./tools.js";
 
 export const AGENT = "release-assistant";
+/** The sub-agent the assistant calls through `write_release_notes`. */
+export const NOTES_AGENT = "changelog-writer";
 
 /** A mistake in how the demo was called: printed with a hint, exit status 2. */
 export class UsageError extends Error {}
@@ -63,11 +71,51 @@ export interface DemoClientOptions {
   observe?: Observe;
 }
 
-/** The release assistant: the real loop, the four tools, the demo's budgets. */
+/**
+ * The changelog writer: a client of its own (its agent, instructions and tools), with no
+ * `waitFor`, so its question goes up to whoever runs the release assistant. Its runs live in the
+ * same store as the assistant's, under the assistant's run id (`<run>/<call>`).
+ */
+export function changelogWriter(options: Pick<DemoClientOptions, "model" | "store">): Client {
+  return createClient({
+    model: options.model,
+    tools: changelogTools(),
+    agent: NOTES_AGENT,
+    systemPrompt: NOTES_SYSTEM_PROMPT,
+    maxTurns: 4,
+    toolTimeoutMs: TOOL_TIMEOUT_MS,
+    ...(options.store === undefined ? {} : { runs: options.store }),
+  });
+}
+
+/** `write_release_notes`: the changelog writer, as a tool of the release assistant. */
+export function notesTool(writer: Client) {
+  return agentTool(writer, {
+    name: NOTES_TOOL,
+    description:
+      "Ask the changelog writer (a sub-agent) to draft the release notes of a version from the merged changes. With publish: true it also publishes them, after asking the person.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        version: { type: "string", description: "The release, e.g. 2.4.1" },
+        publish: {
+          type: "boolean",
+          description: "Publish the notes too (only when the person asked for it)",
+        },
+      },
+      required: ["version"],
+      additionalProperties: false,
+    },
+    prompt: ({ version, publish }) =>
+      `Write the release notes for ${String(version)}${publish === true ? ", then publish them to the public changelog" : ""}.`,
+  });
+}
+
+/** The release assistant: the real loop, the four tools and the sub-agent, the demo's budgets. */
 export function demoClient(options: DemoClientOptions): Client {
   return createClient({
     model: options.model,
-    tools: releaseTools(options.observe),
+    tools: [...releaseTools(options.observe), notesTool(changelogWriter(options))],
     agent: AGENT,
     systemPrompt: SYSTEM_PROMPT,
     maxTurns: 8,
@@ -136,14 +184,32 @@ export function findRequest(store: SqliteStore, id: string): StoredRequest {
   return found;
 }
 
-const DEMO_TOOLS = new Set(releaseTools().map((tool) => tool.name));
+const DEMO_TOOLS = new Set([...releaseTools().map((tool) => tool.name), NOTES_TOOL]);
+
+/**
+ * Whether a run is a sub-agent's (agentTool runs it under `<parent run id>/<call id>`). Its
+ * questions reach the person through the parent run, as the parent's own requests, so the
+ * lists show only those, and answers go there.
+ */
+export function isSubAgentRun(runId: string): boolean {
+  return runId.includes("/");
+}
 
 /**
  * Refuses, before anything is recorded, a run this demo could not continue: one that waits on
- * a tool the demo does not have (another agent's run in the same file). Recording the answer
- * first would leave the run answered but stuck, retrying here and failing each time.
+ * a tool the demo does not have (another agent's run in the same file), or a sub-agent's run,
+ * whose question is answered through the assistant's run. Recording the answer first would
+ * leave the run answered but stuck, retrying here and failing each time.
  */
 export function assertContinuable(found: StoredRequest): void {
+  if (isSubAgentRun(found.runId)) {
+    const through =
+      found.agent === NOTES_AGENT ? ` as request ${found.request.id}:${NOTES_TOOL}` : "";
+    throw new CheckpointError(
+      found.request.id,
+      `request ${found.request.id} was asked inside a sub-agent's run (${found.agent ?? "another agent"}, run ${found.runId}); the assistant passes it on to you${through}: answer that one. Nothing was recorded`,
+    );
+  }
   const missing = found.tools.find((tool) => !DEMO_TOOLS.has(tool));
   if (missing === undefined) return;
   throw new CheckpointError(

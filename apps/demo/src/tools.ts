@@ -234,3 +234,41 @@ export function releaseTools(observe: Observe = () => {}): Tool[] {
 
   return [whoami, fetchStatus, deploy, rollback];
 }
+
+/** The changes merged since the previous release, as the changelog writer's `list_changes` reads them. */
+export const CHANGES: readonly string[] = [
+  "checkout: batch the cart's price lookups (#412)",
+  "api: cache product images for a day (#418)",
+  "billing: read invoices from the replica (#421)",
+];
+
+/** Where `publish_notes` puts the notes (simulated: nothing leaves the process). */
+export function changelogUrl(version: string): string {
+  return `https://shop.example/changelog/${version}`;
+}
+
+/**
+ * The changelog writer's own tools (the sub-agent behind `write_release_notes`): it reads what
+ * changed, and publishes the notes only with a person's approval. Its tools see their own agent
+ * in `ctx.agent`, and the assistant's session.
+ */
+export function changelogTools(): Tool[] {
+  const listChanges = nativeTool({
+    name: "list_changes",
+    description: `List the changes merged since the previous release (${PREVIOUS_RELEASE}), one line each.`,
+    input: z.object({ version: z.string().describe("The release, e.g. 2.4.1") }),
+    run: ({ version }) =>
+      `${CHANGES.length} changes in ${version} since ${PREVIOUS_RELEASE}: ${CHANGES.join("; ")}`,
+  });
+
+  const publishNotes = nativeTool({
+    name: "publish_notes",
+    description:
+      "Publish the release notes of a version to the public changelog page. A person must approve it.",
+    input: z.object({ version: z.string().describe("The release whose notes to publish") }),
+    needsApproval: true,
+    run: ({ version }) => `published the ${version} notes at ${changelogUrl(version)}`,
+  });
+
+  return [listChanges, publishNotes];
+}

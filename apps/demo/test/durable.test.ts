@@ -117,6 +117,70 @@ describe("the durable path across processes", () => {
     expect(unknown.stderr).toContain("no request pnd_doesnotexist waits in this file");
   });
 
+  it("a question of the sub-agent halts the run; it is answered through the assistant's request, from another process", async () => {
+    const halted = await runDemo([
+      "--durable",
+      "--db",
+      db,
+      "--prompt",
+      "Please ship 2.4.1 and publish the release notes.",
+    ]);
+    expect(halted.code, halted.stderr).toBe(0);
+    expect(halted.stdout).toContain(
+      '⏸ write_release_notes[2.4.1] needs a person (approval): Allow publish_notes to run with {"version":"2.4.1"}?',
+    );
+    // The other calls of the turn finished before the halt.
+    expect(halted.stdout).toContain("✗ fetch_status[billing] timed out after 1000ms");
+    const command = /pnpm demo resume (pnd_\w+):write_release_notes --approve yes --db /.exec(
+      halted.stdout,
+    );
+    expect(command, halted.stdout).not.toBeNull();
+    const asked = command![1]!;
+    const id = `${asked}:write_release_notes`;
+    expect(halted.stdout).toContain(
+      `approval asked by changelog-writer: Allow publish_notes to run with {"version":"2.4.1"}? (${id})`,
+    );
+
+    // The file holds two requests, the sub-agent's own and the assistant's; what a person sees
+    // (and answers) is the assistant's one.
+    expect(waitingIds().sort()).toEqual([asked, id].sort());
+    const listed = await runDemo(["pending", "--db", db]);
+    expect(listed.stdout).toContain("1 request(s) waiting");
+    expect(listed.stdout).toMatch(
+      /agent release-assistant, asked by changelog-writer · session rel-\w+ · \d+s ago/,
+    );
+    expect((await pendingJson()).map((item) => item.request.id)).toEqual([id]);
+    // Answering the sub-agent's own request is refused, and records nothing.
+    const inner = await runDemo(["resume", asked, "--approve", "yes", "--db", db]);
+    expect(inner.code).toBe(1);
+    expect(inner.stderr).toContain(`answer that one. Nothing was recorded`);
+    expect(inner.stderr).toContain(`as request ${id}`);
+    expect(waitingIds().sort()).toEqual([asked, id].sort());
+
+    // Approved in a new process: the sub-agent continues from its checkpoint (publish_notes
+    // runs), then the assistant's run, up to the deploy's question.
+    const resumed = await runDemo(["resume", id, "--approve", "yes", "--db", db]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain(
+      "┊ changelog-writer ✓ publish_notes[2.4.1] published the 2.4.1 notes at https://shop.example/changelog/2.4.1",
+    );
+    expect(resumed.stdout).toContain(
+      "✓ write_release_notes[2.4.1] Release notes for 2.4.1: checkout: batch the cart's price lookups (#412)",
+    );
+    // Nothing else of the first turn ran again.
+    expect(resumed.stdout).not.toContain("→ whoami");
+    expect(resumed.stdout).not.toContain("→ fetch_status");
+    expect(resumed.stdout).not.toContain("→ list_changes");
+    expect(resumed.stdout).toContain("⏸ deploy[2.4.1] needs a person (input)");
+    const next = /pnpm demo resume (pnd_\w+) --answer env=staging --db /.exec(resumed.stdout)![1]!;
+    expect(waitingIds()).toEqual([next]);
+
+    const declined = await runDemo(["resume", next, "--decline", "--db", db]);
+    expect(declined.code, declined.stderr).toBe(0);
+    expect(declined.stdout).toContain("assistant › Understood: 2.4.1 was not deployed.");
+    expect(waitingIds()).toEqual([]);
+  });
+
   it("a declined input ends the run without deploying", async () => {
     const halted = await runDemo(["--durable", "--db", db]);
     expect(halted.code, halted.stderr).toBe(0);

@@ -4,7 +4,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Message, ToolCall } from "@toolnexus/core";
-import { nextTurn } from "../src/director.js";
+import { scriptedTurn } from "../src/director.js";
 
 export interface FakeProvider {
   baseUrl: string;
@@ -104,7 +104,7 @@ function fromAnthropic(body: Json): Message[] {
 let counter = 0;
 
 function toOpenAI(messages: Message[]): Json {
-  const turn = nextTurn(messages);
+  const turn = scriptedTurn(messages);
   const calls = (turn.toolCalls ?? []).map((c) => ({
     id: c.id,
     type: "function",
@@ -130,7 +130,7 @@ function toOpenAI(messages: Message[]): Json {
 }
 
 function toAnthropic(messages: Message[]): Json {
-  const turn = nextTurn(messages);
+  const turn = scriptedTurn(messages);
   const content: Json[] = [];
   if (turn.content) content.push({ type: "text", text: turn.content });
   for (const c of turn.toolCalls ?? []) {

@@ -33,13 +33,28 @@ describe("a real endpoint instead of the scripted model", () => {
     expect(stdout).toContain("✗ fetch_status[billing] timed out after 1000ms");
     expect(stdout).toContain("✓ deploy[2.4.1] deployed 2.4.1 to staging");
     expect(stdout).toContain("✓ rollback[staging] rolled staging back to 2.4.0");
-    expect(stdout).toMatch(/✓ done .*, 480 tokens/);
-    // The endpoint got the four tools, their schemas and the system prompt.
-    expect(fake.requests).toHaveLength(4);
+    // Six calls of 120 tokens: the assistant's four turns and the changelog writer's two, whose
+    // usage counts toward the assistant's run.
+    expect(stdout).toMatch(/✓ done .*, 720 tokens/);
+    // The endpoint got the tools (the sub-agent is one of them), their schemas and the system prompt.
+    expect(fake.requests).toHaveLength(6);
     const first = fake.requests[0]!;
     expect(first.model).toBe("fake-model");
-    expect(toolNames(first)).toEqual(["whoami", "fetch_status", "deploy", "rollback"]);
+    expect(toolNames(first)).toEqual([
+      "whoami",
+      "fetch_status",
+      "deploy",
+      "rollback",
+      "write_release_notes",
+    ]);
     expect(JSON.stringify(first.messages)).toContain("You are a release assistant");
+    // The changelog writer talks to the same endpoint with its own instructions and tools.
+    const writer = fake.requests.filter((r) =>
+      JSON.stringify(r.messages).includes("You are the changelog writer"),
+    );
+    expect(writer).toHaveLength(2);
+    expect(toolNames(writer[0]!)).toEqual(["list_changes", "publish_notes"]);
+    expect(stdout).toContain("┊ changelog-writer ✓ list_changes[2.4.1] 3 changes in 2.4.1");
   });
 
   it("environment variables choose anthropic; a durable halt prints a resume command with the same model", async () => {
@@ -82,6 +97,12 @@ describe("a real endpoint instead of the scripted model", () => {
     expect(resumed.stdout).toContain(
       `--approve yes --db ${db} --provider anthropic --model fake-model --base-url ${fake.baseUrl}`,
     );
-    expect(toolNames(fake.requests[0]!)).toEqual(["whoami", "fetch_status", "deploy", "rollback"]);
+    expect(toolNames(fake.requests[0]!)).toEqual([
+      "whoami",
+      "fetch_status",
+      "deploy",
+      "rollback",
+      "write_release_notes",
+    ]);
   });
 });

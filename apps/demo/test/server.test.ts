@@ -169,6 +169,46 @@ describe("the inbox server", () => {
     expect((await state()).requests).toEqual([]);
   });
 
+  it("shows a sub-agent's question once, as the assistant's request, and answers it there", async () => {
+    // A run that asks for the notes to be published halts on the changelog writer's approval.
+    const client = demoClient({ model: scriptedReleaseModel(), store });
+    const halted = await client.run("Please ship 2.4.1 and publish the release notes.", {
+      sessionId: "rel-notes",
+    });
+    if (halted.status !== "pending") throw new Error(`expected a halt, got ${halted.status}`);
+    const id = halted.pending.id;
+    const inner = id.replace(/:write_release_notes$/, "");
+    expect(store.list({ state: "waiting" })).toHaveLength(2);
+    const shown = await until((x) => x.requests.length > 0);
+    expect(shown.requests).toEqual([
+      expect.objectContaining({
+        id,
+        kind: "approval",
+        sessionId: "rel-notes",
+        data: { agent: "changelog-writer", path: ["write_release_notes"] },
+      }),
+    ]);
+    const session = await call("GET", "/api/sessions/rel-notes");
+    expect((session.json.pending as { id: string }[]).map((p) => p.id)).toEqual([id]);
+
+    // The sub-agent's own request is not the one to answer: refused, nothing recorded.
+    const refused = await call("POST", "/api/answers", { id: inner, ok: true });
+    expect(refused.status).toBe(409);
+    expect(refused.json.error).toContain(`as request ${id}: answer that one`);
+    expect(store.getRequest(inner)).toMatchObject({ state: "waiting" });
+
+    const approved = await call("POST", "/api/answers", { id, ok: true });
+    expect(approved.status).toBe(200);
+    expect(approved.json).toMatchObject({ sessionId: "rel-notes", status: "waiting" });
+    expect(JSON.stringify(approved.json.messages)).toContain(
+      "Published at https://shop.example/changelog/2.4.1.",
+    );
+    expect((approved.json.pending as { kind: string }[]).map((p) => p.kind)).toEqual(["input"]);
+    // Both the sub-agent's request and the assistant's were applied; only the deploy waits.
+    expect(store.getRequest(inner)?.state).toBe("applied");
+    expect(store.list({ state: "waiting" }).map((i) => i.request.kind)).toEqual(["input"]);
+  });
+
   it("serves the page only to its own host names, and live state over SSE", async () => {
     const page = await fetch(`${base}/`);
     expect(page.status).toBe(200);

@@ -47,6 +47,51 @@ describe("pnpm demo off a TTY", () => {
     expect(stdout).toContain(
       "✓ done 4 model turns, 5 tool results, 1 timed out, 2 waited for a person",
     );
+    // The changelog writer, a sub-agent: the assistant's call, the sub-agent's own turns and
+    // tool (with its own agent in the context, the assistant's session) under it, then its notes.
+    expect(stdout).toMatch(
+      /→ write_release_notes\[2\.4\.1\] \{"version":"2\.4\.1"\}\n\s+ctx: agent=release-assistant session=rel-\w+ message=msg_1 call=call_1_4/,
+    );
+    expect(stdout).toContain("┊ changelog-writer › Reading what changed in 2.4.1 since 2.4.0.");
+    expect(stdout).toContain("┊ changelog-writer → list_changes[2.4.1]");
+    expect(stdout).toMatch(
+      /┊ {3}ctx: agent=changelog-writer session=rel-\w+ message=notes_msg_1 call=notes_call_1_1/,
+    );
+    expect(stdout).toContain(
+      "✓ write_release_notes[2.4.1] Release notes for 2.4.1: checkout: batch the cart's price lookups (#412)",
+    );
+    expect(stdout).toContain("The changelog writer's notes are ready.");
+    expect(stdout).toContain(
+      ", 1 sub-agent call (changelog-writer: 2 model turns, 1 tool result), no tokens billed",
+    );
+  });
+
+  it("asked to publish the notes: the sub-agent's approval is asked here, through the assistant", async () => {
+    const { code, stdout, stderr } = await runDemo([
+      "--prompt",
+      "Please ship 2.4.1 and publish the release notes.",
+      "--approve",
+      "yes",
+    ]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain(
+      '┊ changelog-writer ⏸ publish_notes[2.4.1] asks (approval): Allow publish_notes to run with {"version":"2.4.1"}? — passed up to the assistant',
+    );
+    expect(stdout).toContain(
+      '⏸ write_release_notes[2.4.1] needs a person (approval): Allow publish_notes to run with {"version":"2.4.1"}?',
+    );
+    expect(stdout).toMatch(/request pnd_\w+:write_release_notes, waits up to 120 min/);
+    expect(stdout).toContain(
+      "asked by changelog-writer, a sub-agent (through write_release_notes): the answer goes back to it",
+    );
+    expect(stdout).toContain(
+      "┊ changelog-writer ✓ publish_notes[2.4.1] published the 2.4.1 notes at https://shop.example/changelog/2.4.1",
+    );
+    expect(stdout).toContain("The changelog writer's notes are ready and published.");
+    expect(stdout).toContain("✓ rollback[staging] rolled staging back to 2.4.0");
+    expect(stdout).toContain(
+      "✓ done 4 model turns, 5 tool results, 1 timed out, 3 waited for a person, 1 sub-agent call (changelog-writer: 3 model turns, 2 tool results)",
+    );
   });
 
   it("takes its answers from flags", async () => {

@@ -65,7 +65,11 @@ function timeLine(request) {
   const line = el("div", { class: "meta" });
   const render = () => {
     line.replaceChildren(
-      el("span", {}, `agent ${request.agent || "-"}`),
+      el(
+        "span",
+        {},
+        `agent ${request.agent || "-"}${typeof request.data?.agent === "string" ? `, asked by ${request.data.agent}` : ""}`,
+      ),
       el("span", {}, `session ${request.sessionId || "-"}`),
       el("span", { class: "age" }, ago(request.createdAt)),
       el(
