@@ -153,11 +153,9 @@ describe("the release story through createClient", () => {
     expect(deploy.messages.filter((m) => m.role === "tool")).toHaveLength(5);
   });
 
-  // KNOWN DEFECT (reported with agentTool): a declined (or expired) escalated question never
-  // reaches the sub-agent. The loop answers the assistant's call with "declined/expired: …"
-  // without running the agent tool, so the changelog writer's drafted notes are lost and its run
-  // stays `waiting` in the store for good. Remove `.fails` once the decline is passed down.
-  it.fails("KNOWN DEFECT: a declined sub-agent question is passed down, and the sub-agent finishes", async () => {
+  // A declined (or expired) escalated question is passed down to the sub-agent (agent tools
+  // handle refusals), so the changelog writer finishes and its notes are kept.
+  it("a declined sub-agent question is passed down, and the sub-agent finishes", async () => {
     const client = demoClient({ model: scriptedReleaseModel() });
     const halted = await client.run(PUBLISH_PROMPT);
     if (halted.status !== "pending") throw new Error(`expected a halt, got ${halted.status}`);

@@ -286,4 +286,133 @@ describe("agentTool: sub-agents", () => {
     expect(asked).toHaveLength(2);
     expect(new Set(asked).size).toBe(2);
   });
+
+  it("an approval of the agent call itself starts the child (the answer is not the child's)", async () => {
+    const child = createClient({
+      model: scriptedModel([{ content: "hi from the helper" }]),
+      agent: "helper",
+    });
+    const helper = {
+      ...agentTool(child, { name: "helper", description: "d" }),
+      needsApproval: true,
+    };
+    const parent = createClient({
+      model: level("parent", { id: "h", name: "helper", arguments: { prompt: "go" } }),
+      tools: [helper],
+      waitFor: (request) => ({ id: request.id, ok: true }),
+    });
+    expect((await parent.run("go")).text).toBe("parent: hi from the helper");
+  });
+
+  it("a declined question is passed down: the asking tool is refused and every level finishes", async () => {
+    const stores = {
+      lead: memoryRunStore(),
+      researcher: memoryRunStore(),
+      searcher: memoryRunStore(),
+    };
+    const seen: ToolContext[] = [];
+    const { lead } = team({
+      seen,
+      lookup: nativeTool({
+        name: "lookup",
+        description: "needs approval",
+        needsApproval: true,
+        ctx: true,
+        run: (_a, ctx) => {
+          seen.push(ctx);
+          return "found";
+        },
+      }),
+      root: {
+        runs: stores.lead,
+        waitFor: (request) => ({ id: request.id, ok: false, reason: "declined" }),
+      },
+      middle: { runs: stores.researcher },
+      leaf: { runs: stores.searcher },
+    });
+    const done = await lead.run("find otters");
+    expect(done.text).toBe(
+      'lead: researcher: searcher: declined/expired: Allow lookup to run with {"q":"otters"}?',
+    );
+    expect(seen).toHaveLength(0);
+    for (const store of [stores.researcher, stores.searcher]) {
+      expect(store.list({ state: "waiting" })).toEqual([]);
+      expect(store.list().every((summary) => summary.state === "applied")).toBe(true);
+    }
+  });
+
+  it("a parent that gives up on the call ends the child run failed, so no worker finishes it later", async () => {
+    const store = memoryRunStore();
+    const child = createClient({
+      model: scriptedModel([{ toolCalls: [{ id: "s", name: "slow" }] }, { content: "done" }]),
+      tools: [
+        nativeTool({
+          name: "slow",
+          description: "waits",
+          ctx: true,
+          run: (_a, ctx) =>
+            new Promise<string>((resolve) =>
+              ctx.signal?.addEventListener("abort", () => resolve("stopped")),
+            ),
+        }),
+      ],
+      agent: "slowpoke",
+      runs: store,
+    });
+    const parent = createClient({
+      model: level("parent", { id: "p", name: "delegate", arguments: { prompt: "go" } }),
+      tools: [agentTool(child, { name: "delegate", description: "d", timeoutMs: 50 })],
+    });
+    const result = await parent.run("go");
+    expect(result.text).toBe("parent: timed out after 50ms");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const childRun = store.getRun(`${result.runId}/p`);
+    expect(childRun?.state).toBe("failed");
+    expect(childRun?.lastError?.code).toBe("cancelled");
+    // A worker of the child's agent finds nothing to do.
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    expect(await child.work({ signal: controller.signal, pollMs: 10 })).toMatchObject({
+      claimed: 0,
+    });
+  });
+
+  it("workers of two agents share a store: each continues only its own agent's runs", async () => {
+    const store = memoryRunStore();
+    const ask = nativeTool({
+      name: "ask",
+      description: "asks",
+      ctx: true,
+      run: (_a, ctx) => (ctx.answer ? "answered" : pending({ kind: "input", prompt: "?" })),
+    });
+    const make = (agent: string) =>
+      createClient({
+        model: level(agent, { id: "a", name: "ask", arguments: {} }),
+        tools: [ask],
+        agent,
+        runs: store,
+      });
+    const alpha = make("alpha");
+    const beta = make("beta");
+    const a = await alpha.run("go");
+    const b = await beta.run("go");
+    if (a.status !== "pending" || b.status !== "pending") throw new Error("expected halts");
+    await alpha.answer({ id: a.pending.id, ok: true });
+    await beta.answer({ id: b.pending.id, ok: true });
+    const controller = new AbortController();
+    const texts: string[] = [];
+    const working = alpha.work({
+      signal: controller.signal,
+      pollMs: 10,
+      onResult: (result) => {
+        texts.push(result.text);
+        controller.abort();
+      },
+    });
+    expect(await working).toMatchObject({ claimed: 1, finished: 1 });
+    expect(texts).toEqual(["alpha: answered"]);
+    expect(store.getRun(b.runId)?.state).toBe("ready");
+    await expect(alpha.continueRun(b.runId)).rejects.toMatchObject({ code: "wrong_agent" });
+    expect((await beta.continueRun(b.runId)).text).toBe("beta: answered");
+  });
 });

@@ -82,6 +82,8 @@ export function agentTool(child: Client, options: AgentToolOptions): Tool {
     description: options.description,
     inputSchema: options.inputSchema ?? PROMPT_SCHEMA,
     source: "agent",
+    // A declined or expired question is the child's to handle: it is passed down to it.
+    handlesRefusals: true,
     async execute(args, ctx) {
       const emit =
         ctx === undefined ? undefined : (ctx as { [EMIT]?: (e: RunEvent) => void })[EMIT];
@@ -96,13 +98,18 @@ export function agentTool(child: Client, options: AgentToolOptions): Tool {
           : undefined;
       try {
         let result: RunResult;
-        if (ctx?.answer !== undefined) {
+        // Only an answer to the child's own (escalated) question goes to the child; an approval
+        // of this call itself (needsApproval, a hook) starts the child as usual.
+        if (ctx?.answer !== undefined && ctx.answer.id.endsWith(suffix)) {
           result = await answered(ctx.answer, runId, ctx, sink);
         } else {
           result = await started(toPrompt(args), runId, ctx, sink);
         }
         return toToolResult(result, runId);
       } catch (thrown) {
+        // The parent gave up on this call (cancelled, or out of time): so does the child, for
+        // good, so no worker finishes it later behind the parent's back.
+        if (ctx?.signal?.aborted && runId !== undefined) await abandon(runId, ctx.signal.reason);
         // A failed child run reaches the parent's model as an error result, never a throw.
         const message = thrown instanceof Error ? thrown.message : String(thrown);
         return error(`agent ${childAgent} failed: ${message}`, { agent: childAgent });
@@ -110,6 +117,29 @@ export function agentTool(child: Client, options: AgentToolOptions): Tool {
     },
   };
   if (options.timeoutMs !== undefined) tool.timeoutMs = options.timeoutMs;
+
+  /** Ends the child run `failed`; a parent call that runs again can still continue it by id. */
+  async function abandon(runId: string, reason: unknown): Promise<void> {
+    try {
+      const claimed = await config.runs.claim({
+        owner: config.owner,
+        leaseMs: config.leaseMs,
+        runId,
+      });
+      if (claimed === undefined) return;
+      const why = reason instanceof Error && reason.message ? `: ${reason.message}` : "";
+      await config.runs.finish(claimed.lease, {
+        state: "failed",
+        error: {
+          code: "cancelled",
+          message: `the parent call was stopped${why}`,
+          at: new Date().toISOString(),
+        },
+      });
+    } catch {
+      // Best effort: the run stays as it was, continuable by id.
+    }
+  }
 
   /** The first execution; after a crash of the parent's worker, the same child run again. */
   async function started(
@@ -144,7 +174,7 @@ export function agentTool(child: Client, options: AgentToolOptions): Tool {
     ctx: ToolContext,
     sink: ((event: RunEvent) => void) | undefined,
   ): Promise<RunResult> {
-    const id = answer.id.endsWith(suffix) ? answer.id.slice(0, -suffix.length) : answer.id;
+    const id = answer.id.slice(0, -suffix.length);
     const childRun = await recordAnswers(config, [{ ...answer, id }]);
     if (runId !== undefined && childRun !== runId) {
       throw new TypeError(

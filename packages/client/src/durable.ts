@@ -64,6 +64,14 @@ export async function continueClaimed(
   follow: boolean,
 ): Promise<RunResult> {
   const { checkpoint } = claimed;
+  if ((checkpoint.agent ?? null) !== (config.agent ?? null)) {
+    // Another agent's run (they share a store): give it back untouched for its own client.
+    await config.runs.release(claimed.lease);
+    throw new ToolnexusError(
+      "wrong_agent",
+      `run ${checkpoint.runId} belongs to agent ${JSON.stringify(checkpoint.agent ?? null)}, not to this client's ${JSON.stringify(config.agent ?? null)}; continue it with that agent's client`,
+    );
+  }
   const run = new Run(config, restoredStart(checkpoint), signal, sink, false);
   if (config.instrumentation !== undefined) {
     const answers = new Map(claimed.answers.map((answer) => [answer.id, answer]));
@@ -147,6 +155,13 @@ export async function settleRun(
   sink: ((event: RunEvent) => void) | undefined,
 ): Promise<RunResult> {
   const store = config.runs;
+  const stored = await store.getRun(runId);
+  if (stored !== undefined && (stored.agent ?? null) !== (config.agent ?? null)) {
+    throw new ToolnexusError(
+      "wrong_agent",
+      `run ${runId} belongs to agent ${JSON.stringify(stored.agent ?? null)}, not to this client's ${JSON.stringify(config.agent ?? null)}; continue it with that agent's client`,
+    );
+  }
   let pause = 10;
   for (;;) {
     if (signal?.aborted) throw new RunCancelledError([], runId, signal.reason);

@@ -41,6 +41,8 @@ async function callModelDirect(run: Run): Promise<ModelResponse> {
   } catch (thrown) {
     throw modelFailed(run, thrown, turn);
   }
+  // A model that ignores its signal must not carry a cancelled run on.
+  if (run.signal?.aborted) throw run.cancelled();
   countUsage(run, response);
   return response;
 }
@@ -79,6 +81,7 @@ async function callModelGeneral(run: Run): Promise<ModelResponse | "timeout"> {
     if (timer !== undefined) clearTimeout(timer);
     unlink?.();
   }
+  if (outer?.aborted) throw run.cancelled();
   if (hooks.afterModel !== undefined)
     response = (await hooks.afterModel(response, { turn })) ?? response;
   countUsage(run, response);

@@ -25,7 +25,7 @@ import { loopId } from "./ids.js";
 import type { RunTrace } from "./instrumentation.js";
 import type { Journal } from "./journal.js";
 import { callModel } from "./model-call.js";
-import { messageOf, settleCall } from "./tool-call.js";
+import { messageOf, rollUp, settleCall } from "./tool-call.js";
 import type { DoneResult, RunEvent, RunResult, ToolCallRecord } from "./types.js";
 
 /** The fields every RunResult has, whatever its status. */
@@ -264,6 +264,10 @@ export class Run {
   /** A call whose outcome was journaled by an earlier worker: reuse it, never run it again. */
   replay(entry: JournalEntry): Settled {
     this.records.push(entry.record);
+    // The step this run continues from was written before the call finished: a sub-agent's
+    // tokens are not in its usage yet.
+    if (this.config.tools.get(entry.record.name)?.source === "agent")
+      rollUp(this, entry.record.result);
     const settled: Settled = { message: entry.message, record: entry.record };
     if (entry.pending !== undefined) settled.pending = entry.pending;
     return settled;

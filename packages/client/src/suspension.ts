@@ -166,7 +166,7 @@ export async function afterAnswer(
   approval: boolean,
   answer: Answer,
 ): Promise<Settled> {
-  if (!answer.ok) {
+  if (!answer.ok && tool.handlesRefusals !== true) {
     const result = error(`declined/expired: ${request.prompt}`, { answer });
     return final(run, call, tool, args, messageId, noRun(result, args));
   }

@@ -311,7 +311,7 @@ export function final(
   return afterToolHook(run, afterTool, call, tool, args, messageId, attempt);
 }
 
-function rollUp(run: Run, result: ToolResult): void {
+export function rollUp(run: Run, result: ToolResult): void {
   const usage = result.metadata?.usage as Usage | undefined;
   if (typeof usage?.totalTokens !== "number" || typeof usage.promptTokens !== "number") return;
   run.usage = addUsage(run.usage, usage);

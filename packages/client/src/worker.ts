@@ -104,7 +104,12 @@ export async function work(config: ResolvedConfig, options: WorkOptions): Promis
       let claimed: ClaimedRun | undefined;
       if (active.size < concurrency) {
         try {
-          claimed = await store.claim({ owner: config.owner, leaseMs: config.leaseMs });
+          // Only this client's agent's runs: another agent's worker shares the store.
+          claimed = await store.claim({
+            owner: config.owner,
+            leaseMs: config.leaseMs,
+            agent: config.agent ?? null,
+          });
         } catch (thrown) {
           // A store that is down for a moment must not stop the worker.
           options.onError?.(

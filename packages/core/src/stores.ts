@@ -76,6 +76,12 @@ export interface ClaimOptions {
    * lease), skipping `failed` runs and runs whose retry time has not come.
    */
   runId?: string;
+  /**
+   * With the generic claim: take only runs of this agent (the checkpoint's `agent`); `null`
+   * takes only runs without an agent. Unset: runs of any agent. Workers of several agents can
+   * share one store this way, each continuing only its own runs.
+   */
+  agent?: string | null;
 }
 
 /** What recording an answer did. */

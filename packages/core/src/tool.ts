@@ -47,6 +47,12 @@ export interface Tool {
   needsApproval?:
     | boolean
     | ((args: Record<string, unknown>, ctx: ToolContext) => boolean | Promise<boolean>);
+  /**
+   * When true, a declined or expired answer runs the tool again with the not-ok Answer in
+   * `ctx.answer`, so it can handle the refusal itself (clean up, explain, pass it on). By
+   * default the loop answers the model with `declined/expired: <prompt>` and does not run it.
+   */
+  handlesRefusals?: boolean;
   /** Run the tool. Must resolve to a ToolResult; the client turns throws into error results. */
   execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult>;
 }

@@ -39,26 +39,30 @@ function reasonById(row: RunRow, now: number): Reason | undefined {
 export function claimOp(db: Database.Database): (options: ClaimOptions) => ClaimedRun | undefined {
   // One index range scan each ((state, ready_ms), (state, wake_ms), (state, lease_expires_ms)):
   // the earliest claimable run of each kind, however many runs the file holds.
-  const candidates: [Reason, Database.Statement<[number], Candidate>][] = [
+  // `agent IS @agent` matches NULL to NULL: a worker without an agent takes runs without one.
+  type Pick = { now: number; any: number; agent: string | null };
+  const mine = "(@any = 1 OR agent IS @agent)";
+  const candidates: [Reason, Database.Statement<[Pick], Candidate>][] = [
     [
       "ready",
       db.prepare(
         `SELECT run_id, ready_ms AS since FROM runs
-          WHERE state = 'ready' AND ready_ms <= ? ORDER BY ready_ms LIMIT 1`,
+          WHERE state = 'ready' AND ready_ms <= @now AND ${mine} ORDER BY ready_ms LIMIT 1`,
       ),
     ],
     [
       "expired",
       db.prepare(
         `SELECT run_id, wake_ms AS since FROM runs
-          WHERE state = 'waiting' AND wake_ms <= ? ORDER BY wake_ms LIMIT 1`,
+          WHERE state = 'waiting' AND wake_ms <= @now AND ${mine} ORDER BY wake_ms LIMIT 1`,
       ),
     ],
     [
       "takeover",
       db.prepare(
         `SELECT run_id, lease_expires_ms AS since FROM runs
-          WHERE state = 'running' AND lease_expires_ms <= ? ORDER BY lease_expires_ms LIMIT 1`,
+          WHERE state = 'running' AND lease_expires_ms <= @now AND ${mine}
+          ORDER BY lease_expires_ms LIMIT 1`,
       ),
     ],
   ];
@@ -79,10 +83,14 @@ export function claimOp(db: Database.Database): (options: ClaimOptions) => Claim
   );
 
   /** The run claimable longest, by what made it claimable and since when. */
-  const pick = (now: number): { runId: string; reason: Reason } | undefined => {
+  const pick = (
+    now: number,
+    agent: string | null | undefined,
+  ): { runId: string; reason: Reason } | undefined => {
     let best: { runId: string; reason: Reason; since: number } | undefined;
+    const params = { now, any: agent === undefined ? 1 : 0, agent: agent ?? null };
     for (const [reason, statement] of candidates) {
-      const found = statement.get(now);
+      const found = statement.get(params);
       if (found !== undefined && (best === undefined || found.since < best.since)) {
         best = { runId: found.run_id, reason, since: found.since };
       }
@@ -103,7 +111,7 @@ export function claimOp(db: Database.Database): (options: ClaimOptions) => Claim
     const now = Date.now();
     if (options.runId !== undefined) return claimRun(options, options.runId, undefined, now);
     for (;;) {
-      const picked = pick(now);
+      const picked = pick(now, options.agent);
       if (picked === undefined) return undefined;
       try {
         return claimRun(options, picked.runId, picked.reason, now);
@@ -175,10 +183,18 @@ export function claimOp(db: Database.Database): (options: ClaimOptions) => Claim
     if (options.runId !== undefined && typeof options.runId !== "string") {
       throw new TypeError("claim(): runId must be a string");
     }
+    if (
+      options.agent !== undefined &&
+      options.agent !== null &&
+      typeof options.agent !== "string"
+    ) {
+      throw new TypeError("claim(): agent must be a string, null or left out");
+    }
     return claimTx.immediate({
       owner: options.owner,
       leaseMs: options.leaseMs,
       runId: options.runId,
+      agent: options.agent,
     });
   };
 }

@@ -305,11 +305,8 @@ describe("a process killed in the middle of a sub-agent's work", () => {
     env.close();
   });
 
-  // KNOWN DEFECT (reported): a sub-agent's usage is added to the parent's run when its call
-  // settles, but not to any checkpoint; a takeover after the call was journaled replays the
-  // journaled result without the usage, so the root reports only its own two turns (30 tokens).
-  // This test passes while the defect is there; when it is fixed, remove `.fails`.
-  it.fails("KNOWN DEFECT: that takeover keeps the sub-agents' usage in the root's total", () => {
+  // A takeover after the sub-agent's call was journaled replays its result with its usage.
+  it("that takeover keeps the sub-agents' usage in the root's total", () => {
     expect(usageAfterLateTakeover).toBe(ALL_TOKENS);
   });
 });

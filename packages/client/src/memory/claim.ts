@@ -51,7 +51,9 @@ export function claimOp(state: MemoryState): MemoryRunStore["claim"] {
     } else {
       // The run claimable longest; on a tie, the one stored first (Map order).
       let since = Number.POSITIVE_INFINITY;
+      const { agent } = claimOptions;
       for (const candidate of runs.values()) {
+        if (agent !== undefined && (candidate.agent ?? null) !== agent) continue;
         const found = reasonOf(candidate, now, false);
         if (found !== undefined && found.since < since) {
           ({ reason, since } = found);

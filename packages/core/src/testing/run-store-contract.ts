@@ -669,6 +669,21 @@ export function runStoreContract(name: string, open: () => Awaitable<OpenedStore
         expect(await store.claim({ owner: "late", leaseMs: LONG_MS })).toBeUndefined();
       });
 
+      it("claims only the given agent's runs: a string, null for none, any when unset", async () => {
+        await halt({ runId: "run_alpha", agent: "alpha", pending: ["ra"] });
+        await halt({ runId: "run_beta", agent: "beta", pending: ["rb"] });
+        await halt({ runId: "run_none", pending: ["rn"] });
+        for (const id of ["ra", "rb", "rn"]) await store.answer({ id, ok: true });
+        const beta = await store.claim({ owner: "w", leaseMs: LONG_MS, agent: "beta" });
+        expect(beta?.lease.runId).toBe("run_beta");
+        expect(await store.claim({ owner: "w", leaseMs: LONG_MS, agent: "beta" })).toBeUndefined();
+        expect(await store.claim({ owner: "w", leaseMs: LONG_MS, agent: "gamma" })).toBeUndefined();
+        const none = await store.claim({ owner: "w", leaseMs: LONG_MS, agent: null });
+        expect(none?.lease.runId).toBe("run_none");
+        const any = await store.claim({ owner: "w", leaseMs: LONG_MS });
+        expect(any?.lease.runId).toBe("run_alpha");
+      });
+
       it("picks the run that has been claimable longest", async () => {
         for (const runId of ["run_a", "run_b", "run_c"]) {
           await halt({ runId, pending: [`${runId}_r`] });
