@@ -100,8 +100,9 @@ export function agentTool(child: Client, options: AgentToolOptions): Tool {
         let result: RunResult;
         // Only an answer to the child's own (escalated) question goes to the child; an approval
         // of this call itself (needsApproval, a hook) starts the child as usual.
-        if (ctx?.answer !== undefined && ctx.answer.id.endsWith(suffix)) {
-          result = await answered(ctx.answer, runId, ctx, sink);
+        const answer = ctx?.answer;
+        if (ctx !== undefined && answer?.id.endsWith(suffix)) {
+          result = await answered(answer, runId, ctx, sink);
         } else {
           result = await started(toPrompt(args), runId, ctx, sink);
         }

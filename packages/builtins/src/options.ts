@@ -1,0 +1,101 @@
+import type { Tool } from "@toolnexus/core";
+import type { TodoStore } from "./todowrite.js";
+
+/** The ten built-in tool names, in the contract's order. */
+export const BUILTIN_NAMES = [
+  "bash",
+  "read",
+  "write",
+  "edit",
+  "grep",
+  "glob",
+  "webfetch",
+  "question",
+  "apply_patch",
+  "todowrite",
+] as const;
+
+/** One of the ten built-in tool names. */
+export type BuiltinName = (typeof BUILTIN_NAMES)[number];
+
+/** What `Tool.needsApproval` accepts: a flag or a rule of the call's arguments and context. */
+export type ApprovalRule = NonNullable<Tool["needsApproval"]>;
+
+/** The tools that ask a human before they run unless told otherwise. */
+export const APPROVAL_BY_DEFAULT: readonly BuiltinName[] = ["bash", "write", "edit", "apply_patch"];
+
+/** Output cap of every built-in, in bytes of UTF-8, unless `maxOutputBytes` says otherwise. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 50 * 1024;
+
+/** How long `bash` waits between SIGTERM and SIGKILL, unless `killGraceMs` says otherwise. */
+export const DEFAULT_KILL_GRACE_MS = 2_000;
+
+/** How much of a response body `webfetch` reads, unless `maxFetchBytes` says otherwise. */
+export const DEFAULT_MAX_FETCH_BYTES = 5 * 1024 * 1024;
+
+/** Options shared by every built-in tool factory. */
+export interface BuiltinToolOptions {
+  /**
+   * The folder the file tools (read, write, edit, grep, glob, apply_patch) are confined to, and
+   * bash's default and only allowed `workdir`. Relative paths resolve against it. Default: the
+   * process's working directory when the tool is created.
+   */
+  root?: string;
+  /**
+   * Which tools ask a human (a `kind: "approval"` Request) before they run. Default: bash,
+   * write, edit and apply_patch. `false` turns every gate off, `true` keeps the default, and an
+   * object overrides tools by name on top of the default (`{ bash: false, read: true }`); a
+   * value can be a rule `(args, ctx) => boolean`.
+   */
+  needsApproval?: boolean | Partial<Record<BuiltinName, boolean | ApprovalRule>>;
+  /** Largest output a tool returns, in UTF-8 bytes; longer output is cut with a marker. */
+  maxOutputBytes?: number;
+  /** bash: milliseconds between SIGTERM and SIGKILL when a command is stopped (2000). */
+  killGraceMs?: number;
+  /** bash: the shell that runs the command with `-c` (default `/bin/bash`, else `/bin/sh`). */
+  shell?: string;
+  /** bash: the command's environment (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** webfetch: the most bytes read from a response body (5 MiB); the rest is not downloaded. */
+  maxFetchBytes?: number;
+  /** todowrite: where each session's todo list is kept (default: in memory, per factory). */
+  todos?: TodoStore;
+}
+
+/**
+ * The `builtins` configuration of the contract plus the tool options: `enabled: false` or
+ * `disabled: true` turns the whole source off (`disabled` wins), `tools` switches single tools
+ * off (`{ bash: false }`) on the all-on baseline.
+ */
+export interface BuiltinsConfig extends BuiltinToolOptions {
+  enabled?: boolean;
+  disabled?: boolean;
+  /** Name → on/off on the all-on baseline; unknown names are ignored. */
+  tools?: Partial<Record<string, boolean>>;
+}
+
+/** The approval rule of one tool under these options, or undefined for none. */
+export function approvalRule(
+  name: BuiltinName,
+  options: BuiltinToolOptions,
+): boolean | ApprovalRule | undefined {
+  const setting = options.needsApproval;
+  if (setting === false) return undefined;
+  const byDefault = APPROVAL_BY_DEFAULT.includes(name);
+  if (setting === undefined || setting === true) return byDefault ? true : undefined;
+  const override = setting[name];
+  if (override !== undefined) return override === false ? undefined : override;
+  return byDefault ? true : undefined;
+}
+
+export function maxOutputBytes(options: BuiltinToolOptions): number {
+  return positiveOption(options.maxOutputBytes, "maxOutputBytes") ?? DEFAULT_MAX_OUTPUT_BYTES;
+}
+
+export function positiveOption(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new TypeError(`@toolnexus/builtins: ${name} must be a positive number, got ${value}`);
+  }
+  return Math.floor(value);
+}

@@ -1,0 +1,105 @@
+import type { Tool, ToolContext, ToolResult } from "@toolnexus/core";
+import { ok } from "@toolnexus/core";
+import { type Args, ArgumentError, defineBuiltin } from "./define.js";
+import type { BuiltinToolOptions } from "./options.js";
+
+/** One todo, as the contract defines it. */
+export interface TodoItem {
+  id: string;
+  text: string;
+  completed: boolean;
+}
+
+/** Where todowrite keeps each session's list (the key is the session id, else the run id). */
+export interface TodoStore {
+  get(key: string): TodoItem[] | undefined;
+  set(key: string, todos: TodoItem[]): void;
+}
+
+/**
+ * An in-memory {@link TodoStore} keeping the lists of the `maxSessions` (1000) most recently
+ * written sessions. Lists are copies: changing a returned list changes nothing stored.
+ */
+export function memoryTodoStore(options: { maxSessions?: number } = {}): TodoStore {
+  const max = options.maxSessions ?? 1000;
+  const lists = new Map<string, TodoItem[]>();
+  return {
+    get: (key) => lists.get(key)?.map((todo) => ({ ...todo })),
+    set(key, todos) {
+      lists.delete(key);
+      lists.set(
+        key,
+        todos.map((todo) => ({ ...todo })),
+      );
+      while (lists.size > max) {
+        const oldest = lists.keys().next().value;
+        if (oldest === undefined) break;
+        lists.delete(oldest);
+      }
+    },
+  };
+}
+
+/** The list as todowrite prints it: `[x] text` / `[ ] text` per line, or `(no todos)`. */
+export function renderTodos(todos: readonly TodoItem[]): string {
+  if (todos.length === 0) return "(no todos)";
+  return todos.map((todo) => `[${todo.completed ? "x" : " "}] ${todo.text}`).join("\n");
+}
+
+function checkTodos(value: unknown): TodoItem[] {
+  if (value === undefined || value === null) throw new ArgumentError("todos is required");
+  if (!Array.isArray(value)) throw new ArgumentError("todos must be an array");
+  return value.map((item: unknown, i) => {
+    const at = `todos[${i}]`;
+    if (typeof item !== "object" || item === null || Array.isArray(item)) {
+      throw new ArgumentError(`${at} must be an object`);
+    }
+    const todo = item as Record<string, unknown>;
+    if (typeof todo.id !== "string") throw new ArgumentError(`${at}.id must be a string`);
+    if (typeof todo.text !== "string") throw new ArgumentError(`${at}.text must be a string`);
+    if (typeof todo.completed !== "boolean") {
+      throw new ArgumentError(`${at}.completed must be a boolean`);
+    }
+    return { id: todo.id, text: todo.text, completed: todo.completed };
+  });
+}
+
+/**
+ * `todowrite`: replaces the session's todo list (kept in `options.todos`, keyed by
+ * `ctx.sessionId`, else `ctx.runId`, else `"default"`) and returns it rendered.
+ */
+export function todowriteTool(options: BuiltinToolOptions = {}): Tool {
+  const store = options.todos ?? memoryTodoStore();
+  return defineBuiltin(
+    {
+      name: "todowrite",
+      description: "Replace the session todo list. Returns the rendered list.",
+      inputSchema: {
+        type: "object",
+        properties: {
+          todos: {
+            type: "array",
+            description: "The full todo list to store",
+            items: {
+              type: "object",
+              properties: {
+                id: { type: "string" },
+                text: { type: "string" },
+                completed: { type: "boolean" },
+              },
+              required: ["id", "text", "completed"],
+            },
+          },
+        },
+        required: ["todos"],
+        additionalProperties: false,
+      },
+      async run(args: Args, ctx: ToolContext): Promise<ToolResult> {
+        const todos = checkTodos(args.todos);
+        store.set(ctx.sessionId ?? ctx.runId ?? "default", todos);
+        return ok(renderTodos(todos), { todos });
+      },
+    },
+    options,
+  );
+}
