@@ -1,0 +1,159 @@
+import {
+  type Answer,
+  AnswerConflictError,
+  type AnswerReceipt,
+  parseAnswer,
+  SuspensionNotFoundError,
+} from "@toolnexus/core";
+import { key } from "./connection.js";
+import type { Context } from "./context.js";
+import {
+  canonicalJson,
+  type Int8,
+  ms,
+  runState,
+  type StoredRequestState,
+  type StoredRunState,
+  toIso,
+} from "./rows.js";
+
+interface TargetRow {
+  run_key: Buffer;
+  run_id: string;
+  state: StoredRequestState;
+  expires_ms: Int8;
+  answer_json: string | null;
+  run_state: StoredRunState;
+  wake_ms: Int8;
+}
+
+/**
+ * Builds `answer`. Recording is one short transaction on two rows: it runs nothing else (the
+ * run continues later, in whichever worker claims it), and tells the workers when it made a run
+ * ready.
+ */
+export function answerOp(ctx: Context): (answer: Answer) => Promise<AnswerReceipt> {
+  const { db, s, name } = ctx;
+  return async (input) => {
+    // Validated (and stripped of unknown keys) before anything is read or written.
+    const answer = parseAnswer(input);
+    const json = JSON.stringify(answer);
+    const requestId = answer.id;
+    const requestKey = key(requestId);
+    await ctx.ready();
+    // The common case in one statement (one round trip, its own transaction): the newest run
+    // that raised the request is locked, then the request is recorded if it still waits and its
+    // deadline has not passed, the run made ready, and the workers told at commit.
+    const now = Date.now();
+    const fast = await db.run<{ run_id: string; state: StoredRunState; wake_ms: Int8 }>({
+      name: name("answer_fast"),
+      text: `WITH t AS (
+               SELECT run_key FROM ${s}.requests WHERE request_key = $1
+                ORDER BY halt_no DESC LIMIT 1),
+             l AS (
+               SELECT run_key FROM ${s}.runs WHERE run_key = (SELECT run_key FROM t)
+                  FOR NO KEY UPDATE),
+             q AS (
+               UPDATE ${s}.requests SET state = 'answered', answer_json = $2, answered_ms = $3
+                WHERE request_key = $1 AND run_key = (SELECT run_key FROM l)
+                  AND state = 'waiting' AND answer_json IS NULL
+                  AND (expires_ms IS NULL OR expires_ms > $3)
+                RETURNING run_key, run_id),
+             r AS (
+               UPDATE ${s}.runs SET
+                 state = CASE WHEN state = 'waiting' THEN 'ready' ELSE state END,
+                 ready_ms = CASE WHEN state = 'waiting' THEN $3 ELSE ready_ms END,
+                 updated_ms = $3
+               WHERE run_key = (SELECT run_key FROM q) RETURNING state, wake_ms)
+             SELECT q.run_id, r.state, r.wake_ms,
+                    CASE WHEN r.state = 'ready' THEN pg_notify($4, '')::text END AS n
+               FROM q, r`,
+      values: [requestKey, json, now, ctx.channel],
+    });
+    const recorded = fast.rows[0];
+    if (recorded !== undefined) {
+      return {
+        runId: recorded.run_id,
+        requestId,
+        duplicate: false,
+        state: runState(recorded, now),
+      };
+    }
+    // Not recorded: unknown, answered before (the same answer or another), applied or expired.
+    // Read under the run's lock and say which (recording it after all if it waits again).
+    return db.tx(async (run) => {
+      // The newest run that raised this request id, its row locked: writers of a run's requests
+      // all lock the run first, so what is read next is what they left.
+      const target = await run<{ run_key: Buffer }>({
+        name: name("answer_target"),
+        text: `SELECT r.run_key FROM ${s}.requests q JOIN ${s}.runs r ON r.run_key = q.run_key
+                WHERE q.request_key = $1 ORDER BY q.halt_no DESC LIMIT 1
+                FOR NO KEY UPDATE OF r`,
+        values: [requestKey],
+      });
+      const runKey = target.rows[0]?.run_key;
+      if (runKey === undefined) throw new SuspensionNotFoundError(requestId);
+      const { rows } = await run<TargetRow>({
+        name: name("answer_read"),
+        text: `SELECT q.run_key, q.run_id, q.state, q.expires_ms, q.answer_json,
+                      r.state AS run_state, r.wake_ms
+                 FROM ${s}.requests q JOIN ${s}.runs r ON r.run_key = q.run_key
+                WHERE q.request_key = $1 AND q.run_key = $2`,
+        values: [requestKey, runKey],
+      });
+      const row = rows[0];
+      if (row === undefined) throw new SuspensionNotFoundError(requestId);
+      const now = Date.now();
+      const receipt = (
+        duplicate: boolean,
+        run: { state: StoredRunState; wake_ms: Int8 },
+      ): AnswerReceipt => ({
+        runId: row.run_id,
+        requestId,
+        duplicate,
+        state: runState(run, now),
+      });
+      const expires = ms(row.expires_ms);
+      const pastDeadline = expires !== null && expires <= now;
+      const deadline = expires === null ? undefined : toIso(expires);
+
+      if (row.answer_json !== null) {
+        // Idempotent: the same answer again (a retried POST, a redelivered message) is fine.
+        let same = false;
+        try {
+          same = canonicalJson(JSON.parse(row.answer_json)) === canonicalJson(answer);
+        } catch {
+          // A damaged stored answer is not the same answer.
+        }
+        if (same) return receipt(true, { state: row.run_state, wake_ms: row.wake_ms });
+        throw new AnswerConflictError(requestId, "answered");
+      }
+      if (row.state === "applied") {
+        // Resolved without an answer: it expired, or the run went on without it.
+        throw pastDeadline
+          ? new AnswerConflictError(requestId, "expired", deadline)
+          : new AnswerConflictError(requestId, "answered");
+      }
+      if (pastDeadline) throw new AnswerConflictError(requestId, "expired", deadline);
+
+      // Recorded, and a waiting run becomes ready; the workers are told at commit.
+      const updated = await run<{ state: StoredRunState; wake_ms: Int8 }>({
+        name: name("answer_record"),
+        text: `WITH q AS (
+                 UPDATE ${s}.requests SET state = 'answered', answer_json = $3, answered_ms = $4
+                  WHERE request_key = $1 AND run_key = $2),
+               r AS (
+                 UPDATE ${s}.runs SET
+                   state = CASE WHEN state = 'waiting' THEN 'ready' ELSE state END,
+                   ready_ms = CASE WHEN state = 'waiting' THEN $4 ELSE ready_ms END,
+                   updated_ms = $4
+                 WHERE run_key = $2 RETURNING state, wake_ms)
+               SELECT state, wake_ms,
+                      CASE WHEN state = 'ready' THEN pg_notify($5, '')::text END AS n
+                 FROM r`,
+        values: [requestKey, runKey, json, now, ctx.channel],
+      });
+      return receipt(false, updated.rows[0]!);
+    });
+  };
+}

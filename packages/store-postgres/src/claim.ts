@@ -1,0 +1,200 @@
+import { type Answer, CheckpointError, type ClaimedRun, type ClaimOptions } from "@toolnexus/core";
+import { key, type Run } from "./connection.js";
+import type { Context } from "./context.js";
+import {
+  checkLeaseMs,
+  checkOwner,
+  ms,
+  plain,
+  RUN_COLUMNS,
+  type RunRow,
+  readAnswer,
+  readCheckpoint,
+  readError,
+  readJournalEntry,
+  short,
+} from "./rows.js";
+
+type Reason = ClaimedRun["reason"];
+
+/** Why `row` can be claimed by id right now, or undefined when it cannot. */
+function reasonById(row: RunRow, now: number): Reason | undefined {
+  switch (row.state) {
+    // By id, a ready run is taken even before its retry time: the caller asked for it.
+    case "ready":
+      return "ready";
+    case "waiting": {
+      const wake = ms(row.wake_ms);
+      return wake !== null && wake <= now ? "expired" : undefined;
+    }
+    case "running": {
+      const expires = ms(row.lease_expires_ms);
+      return expires !== null && expires <= now ? "takeover" : undefined;
+    }
+    case "failed":
+      return "failed";
+    default:
+      return undefined;
+  }
+}
+
+/** Why a run the generic claim picked was claimable. */
+const REASONS: Partial<Record<RunRow["state"], Reason>> = {
+  ready: "ready",
+  waiting: "expired",
+  running: "takeover",
+};
+
+/** Builds `claim` over the store's context. */
+export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<ClaimedRun | undefined> {
+  const { db, s, name } = ctx;
+
+  /** Reads (and validates) everything a worker needs, then takes the lease; the row is locked. */
+  const take = async (
+    run: Run,
+    runKey: Buffer,
+    row: RunRow,
+    reason: Reason,
+    options: ClaimOptions,
+    now: number,
+  ): Promise<ClaimedRun> => {
+    let runId = options.runId ?? row.run_id;
+    // Everything is read and validated before anything is written: a corrupt row throws and the
+    // transaction rolls back (or, for the generic claim, the run is set aside).
+    if (row.checkpoint_json === null) {
+      throw new CheckpointError(undefined, `the stored run "${short(runId)}" has no checkpoint`);
+    }
+    const checkpoint = readCheckpoint(row.checkpoint_json, runId);
+    // The id exactly as written (the plain column cannot hold every character).
+    if (options.runId === undefined && key(checkpoint.runId).equals(runKey)) {
+      runId = checkpoint.runId;
+    }
+    // The journal in write order and the recorded answers, in one round trip.
+    const { rows } = await run<{ kind: number; a: string; b: string | null }>({
+      name: name("claim_parts"),
+      text: `SELECT 0 AS kind, seq, json AS a, NULL AS b FROM ${s}.journal WHERE run_key = $1
+             UNION ALL
+             SELECT 1, 0, request_id, answer_json FROM ${s}.requests
+              WHERE run_key = $1 AND state = 'answered' AND answer_json IS NOT NULL
+             ORDER BY kind, seq`,
+      values: [runKey],
+    });
+    const journal = [];
+    const recorded = new Map<string, Answer>();
+    for (const part of rows) {
+      if (part.kind === 0) journal.push(readJournalEntry(part.a, runId));
+      else {
+        const answer = readAnswer(part.b!, runId);
+        recorded.set(typeof answer.id === "string" ? answer.id : part.a, answer);
+      }
+    }
+    const answers: Answer[] = [];
+    for (const call of checkpoint.pending) {
+      const answer = recorded.get(call.request.id);
+      if (answer !== undefined) answers.push(answer);
+    }
+    const expiresAt = now + options.leaseMs;
+    await run({
+      name: name("claim_take"),
+      text: `UPDATE ${s}.runs SET state = 'running', owner = $2, token = token + 1,
+               lease_expires_ms = $3, ready_ms = NULL, finished_ms = NULL, updated_ms = $4
+             WHERE run_key = $1`,
+      values: [runKey, options.owner, expiresAt, now],
+    });
+    const claimed: ClaimedRun = {
+      lease: { runId, owner: options.owner, token: row.token + 1, expiresAt },
+      checkpoint,
+      journal,
+      answers,
+      reason,
+      failures: row.failures,
+    };
+    const lastError = readError(row.error_json);
+    if (lastError !== undefined) claimed.lastError = lastError;
+    return claimed;
+  };
+
+  const byId = (options: ClaimOptions & { runId: string }) =>
+    db.tx(async (run) => {
+      // Waits for a transaction holding the run (an answer being recorded, another claim), then
+      // sees the run as that one left it.
+      const { rows } = await run<RunRow>({
+        name: name("claim_by_id"),
+        text: `SELECT ${RUN_COLUMNS} FROM ${s}.runs WHERE run_key = $1 FOR NO KEY UPDATE`,
+        values: [key(options.runId)],
+      });
+      const row = rows[0];
+      // The time is read once the row is locked.
+      const now = Date.now();
+      if (row === undefined) return undefined;
+      const reason = reasonById(row, now);
+      if (reason === undefined) return undefined;
+      return take(run, key(options.runId), row, reason, options, now);
+    });
+
+  // Workers of one agent take only its runs (`agent` given), or only runs without one (null).
+  const mine = (agent: string | null | undefined) =>
+    agent === undefined ? "" : agent === null ? "AND agent IS NULL" : "AND agent = $2";
+  const generic = (options: ClaimOptions) =>
+    db.tx(async (run) => {
+      const now = Date.now();
+      const agent = options.agent;
+      for (;;) {
+        // The run claimable longest, skipping rows other workers hold: workers never wait on
+        // each other, and each run goes to exactly one of them.
+        const { rows } = await run<RunRow & { run_key: Buffer }>({
+          name: name("claim_next"),
+          text: `SELECT run_key, ${RUN_COLUMNS} FROM ${s}.runs
+                  WHERE claim_ms IS NOT NULL AND claim_ms <= $1 ${mine(agent)}
+                  ORDER BY claim_ms LIMIT 1 FOR NO KEY UPDATE SKIP LOCKED`,
+          values: typeof agent === "string" ? [now, plain(agent)] : [now],
+        });
+        const row = rows[0];
+        if (row === undefined) return undefined;
+        const reason = REASONS[row.state];
+        if (reason === undefined) return undefined;
+        try {
+          return await take(run, row.run_key, row, reason, options, now);
+        } catch (thrown) {
+          if (!(thrown instanceof CheckpointError)) throw thrown;
+          // A run whose stored state cannot be read must not block every worker behind it: it
+          // is set aside as `failed` (its rows kept for inspection) and the next one is taken.
+          const error = {
+            code: thrown.code,
+            message: thrown.message,
+            at: new Date(now).toISOString(),
+          };
+          await run({
+            name: name("claim_set_aside"),
+            text: `UPDATE ${s}.runs SET state = 'failed', error_json = $2, owner = NULL,
+                     lease_expires_ms = NULL, ready_ms = NULL, wake_ms = NULL,
+                     finished_ms = $3, updated_ms = $3
+                   WHERE run_key = $1`,
+            values: [row.run_key, JSON.stringify(error), now],
+          });
+        }
+      }
+    });
+
+  return async (options) => {
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError("claim(): options must be { owner, leaseMs, runId? }");
+    }
+    checkOwner(options.owner, "claim()");
+    checkLeaseMs(options.leaseMs, "claim()");
+    if (options.runId !== undefined && typeof options.runId !== "string") {
+      throw new TypeError("claim(): runId must be a string");
+    }
+    if (
+      options.agent !== undefined &&
+      options.agent !== null &&
+      typeof options.agent !== "string"
+    ) {
+      throw new TypeError("claim(): agent must be a string, null or left out");
+    }
+    const copy = { owner: options.owner, leaseMs: options.leaseMs, agent: options.agent };
+    const runId = options.runId;
+    await ctx.ready();
+    return runId === undefined ? generic(copy) : byId({ ...copy, runId });
+  };
+}

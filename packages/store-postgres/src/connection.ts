@@ -1,0 +1,339 @@
+import { createHash } from "node:crypto";
+import { inspect } from "node:util";
+import pg from "pg";
+import { PostgresStoreError } from "./errors.js";
+
+/** How the store reaches the server: a connection string, or a pool the application already has. */
+export type ConnectionInput = { connectionString: string } | { pool: pg.Pool };
+
+/** The server and schema a store uses, as error messages name them (never with the password). */
+export interface Where {
+  target: string;
+  schema: string;
+}
+
+/** One statement: its text and values; with a `name` (any), it is prepared once per connection. */
+export interface Statement {
+  name?: string;
+  text: string;
+  values?: unknown[];
+}
+
+/** Runs statements on one connection (inside a transaction, for {@link Db.tx}). */
+export type Run = <R extends pg.QueryResultRow = pg.QueryResultRow>(
+  statement: Statement,
+) => Promise<pg.QueryResult<R>>;
+
+/** The pool with the store's error handling around it. */
+export interface Db {
+  readonly pool: pg.Pool;
+  readonly where: Where;
+  /** Strips anything secret (the password) from a text before it leaves the store. */
+  scrub(text: string): string;
+  /** A clear {@link PostgresStoreError} for a connection, credential or privilege problem; else the error, scrubbed. */
+  translate(error: unknown): unknown;
+  /** One statement in its own implicit transaction. */
+  run: Run;
+  /** `fn` inside BEGIN … COMMIT on one connection, rolled back when it throws. */
+  tx<T>(fn: (run: Run) => Promise<T>): Promise<T>;
+  /** Ends the pool when the store created it; leaves a pool it was given alone. */
+  end(): Promise<void>;
+}
+
+/** The SHA-256 of an id (as UTF-8): the fixed-size key the tables index instead of the id itself. */
+export function key(id: string): Buffer {
+  return createHash("sha256").update(id).digest();
+}
+
+interface Parts {
+  host: string;
+  port: string;
+  database: string;
+  user: string;
+  password?: string;
+}
+
+function parseConnectionString(connectionString: string): Partial<Parts> {
+  // Keyword/value strings ("host=… password=…") are allowed by pg too.
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(connectionString)) {
+    const parts: Partial<Parts> = {};
+    for (const match of connectionString.matchAll(/(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|\S+)/g)) {
+      const value = match[2]!.replace(/^'|'$/g, "").replace(/\\(.)/g, "$1");
+      const name = match[1]!.toLowerCase();
+      if (name === "host" || name === "port" || name === "user" || name === "password") {
+        parts[name] = value;
+      } else if (name === "dbname") parts.database = value;
+    }
+    return parts;
+  }
+  try {
+    const url = new URL(connectionString);
+    const decode = (text: string) => {
+      try {
+        return decodeURIComponent(text);
+      } catch {
+        return text;
+      }
+    };
+    const parts: Partial<Parts> = {};
+    if (url.hostname) parts.host = decode(url.hostname);
+    if (url.port) parts.port = url.port;
+    if (url.username) parts.user = decode(url.username);
+    if (url.password) parts.password = decode(url.password);
+    const database = decode(url.pathname.replace(/^\//, ""));
+    if (database) parts.database = database;
+    const host = url.searchParams.get("host");
+    if (host) parts.host = host;
+    return parts;
+  } catch {
+    // A string URL cannot parse: still find a password between "://user:" and "@".
+    const match = /^[a-z][a-z0-9+.-]*:\/\/[^:/@]*:([^@]*)@/i.exec(connectionString);
+    return match ? { password: match[1]! } : {};
+  }
+}
+
+/** What error messages may say about the server: user, host, port and database, from the input or pg's defaults. */
+function describe(input: ConnectionInput): { parts: Parts; secrets: string[] } {
+  let found: Partial<Parts> = {};
+  const secrets: string[] = [];
+  if ("connectionString" in input) {
+    found = parseConnectionString(input.connectionString);
+  } else {
+    const options = (input.pool as unknown as { options?: Record<string, unknown> }).options ?? {};
+    if (typeof options.connectionString === "string") {
+      found = parseConnectionString(options.connectionString);
+    }
+    for (const name of ["host", "port", "database", "user"] as const) {
+      const value = options[name];
+      if (typeof value === "string" || typeof value === "number") found[name] = String(value);
+    }
+    if (typeof options.password === "string") secrets.push(options.password);
+  }
+  if (found.password) secrets.push(found.password);
+  const env = process.env;
+  if (env.PGPASSWORD) secrets.push(env.PGPASSWORD);
+  const user = found.user ?? env.PGUSER ?? env.USER ?? "postgres";
+  const parts: Parts = {
+    host: found.host ?? env.PGHOST ?? "localhost",
+    port: found.port ?? env.PGPORT ?? "5432",
+    database: found.database ?? env.PGDATABASE ?? user,
+    user,
+  };
+  // The password as written in the URL (percent-encoded) too.
+  for (const secret of [...secrets]) {
+    const encoded = encodeURIComponent(secret);
+    if (encoded !== secret) secrets.push(encoded);
+  }
+  return { parts, secrets: secrets.filter((s) => s.length > 0) };
+}
+
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+  "ENOENT",
+]);
+
+/** True for an error that means the connection (not the statement) failed. */
+export function isConnectionError(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const e = error as { code?: unknown; message?: unknown; errors?: unknown };
+  const code = typeof e.code === "string" ? e.code : "";
+  if (CONNECTION_CODES.has(code)) return true;
+  // SQLSTATE class 08 (connection exception) and 57P0x (the server shutting down or starting).
+  if (/^08/.test(code) || /^57P0[1-4]$/.test(code) || code === "53300") return true;
+  const message = typeof e.message === "string" ? e.message : "";
+  if (
+    /Connection terminated|connection timeout|timeout expired|Client has encountered a connection error|not queryable/i.test(
+      message,
+    )
+  ) {
+    return true;
+  }
+  return Array.isArray(e.errors) && e.errors.some(isConnectionError);
+}
+
+/** Opens the pool (or wraps the given one) with translated, password-free errors. */
+export function openDb(
+  input: ConnectionInput,
+  schema: string,
+  options: { poolSize: number; connectTimeoutMs: number },
+): Db {
+  const { parts, secrets } = describe(input);
+  const target = `${parts.user}@${parts.host}:${parts.port}/${parts.database}`;
+  const where: Where = { target, schema };
+  const owned = !("pool" in input);
+  const pool =
+    "pool" in input
+      ? input.pool
+      : new pg.Pool({
+          connectionString: input.connectionString,
+          max: options.poolSize,
+          connectionTimeoutMillis: options.connectTimeoutMs,
+        });
+  if (owned) {
+    // An idle connection the server closed (a restart) is dropped by the pool; without a listener
+    // its "error" event would end the process.
+    pool.on("error", () => {});
+  }
+
+  const scrub = (text: string): string => {
+    let out = text;
+    for (const secret of secrets) out = out.split(secret).join("***");
+    return out;
+  };
+
+  /** The original error as a cause, or a scrubbed copy when anything in it holds a secret. */
+  const safeCause = (error: unknown): unknown => {
+    const shown = inspect(error, { depth: 6 });
+    if (secrets.every((secret) => !shown.includes(secret))) return error;
+    const copy = new Error(scrub(error instanceof Error ? error.message : String(error)));
+    const code = (error as { code?: unknown })?.code;
+    if (typeof code === "string") Object.assign(copy, { code });
+    return copy;
+  };
+
+  const make = (
+    code: ConstructorParameters<typeof PostgresStoreError>[0],
+    message: string,
+    cause: unknown,
+  ) => new PostgresStoreError(code, where, scrub(message), { cause: safeCause(cause) });
+
+  const translate = (error: unknown): unknown => {
+    if (error instanceof PostgresStoreError) return error;
+    if (typeof error !== "object" || error === null) return error;
+    const e = error as { code?: unknown; message?: unknown; errors?: unknown[] };
+    const code = typeof e.code === "string" ? e.code : "";
+    const detail = scrub(typeof e.message === "string" ? e.message : String(error));
+    const server = `${parts.host}:${parts.port}`;
+    switch (code) {
+      case "28P01":
+        return make(
+          "store_auth",
+          `PostgreSQL at ${server} refused the password of user "${parts.user}" (${detail}): check the user name and password in the connection string`,
+          error,
+        );
+      case "28000":
+        return make(
+          "store_auth",
+          `PostgreSQL at ${server} refused user "${parts.user}" (${detail}): check that the role exists and may log in, and that pg_hba.conf allows this host, user and database`,
+          error,
+        );
+      case "3D000":
+        return make(
+          "store_connect",
+          `PostgreSQL at ${server} has no database "${parts.database}" (${detail}): create it (createdb "${parts.database}") or fix the database name in the connection string`,
+          error,
+        );
+      case "42501":
+        return make(
+          "store_permission",
+          `user "${parts.user}" lacks a privilege the toolnexus store needs in database "${parts.database}" (${detail}): grant it, e.g. GRANT CREATE ON SCHEMA "${schema}" TO "${parts.user}" (or GRANT CREATE ON DATABASE "${parts.database}" for a new schema), or run the store's migrate() once as the schema's owner`,
+          error,
+        );
+      case "ECONNREFUSED":
+        return make(
+          "store_connect",
+          `cannot connect to PostgreSQL at ${server}: connection refused; check the host and port in the connection string and that the server is running and accepts TCP connections there`,
+          error,
+        );
+      case "ENOTFOUND":
+      case "EAI_AGAIN":
+        return make(
+          "store_connect",
+          `cannot connect to PostgreSQL at ${server}: the host name "${parts.host}" does not resolve; check the host in the connection string`,
+          error,
+        );
+      case "57P03":
+        return make(
+          "store_connect",
+          `PostgreSQL at ${server} is starting up or shutting down (${detail}); retry in a moment`,
+          error,
+        );
+    }
+    if (isConnectionError(error)) {
+      const reason =
+        Array.isArray(e.errors) && e.errors.length > 0 ? translate(e.errors[0]) : undefined;
+      if (reason instanceof PostgresStoreError) return reason;
+      return make(
+        "store_connect",
+        `lost or could not open the connection to PostgreSQL at ${server} (${detail}); the call may not have completed: retry it once the server is reachable`,
+        error,
+      );
+    }
+    if (error instanceof Error && secrets.some((s) => inspect(error, { depth: 6 }).includes(s))) {
+      return safeCause(error);
+    }
+    return error;
+  };
+
+  // A prepared statement's name comes from its text: stores of any schema or release sharing a
+  // pool never give one name two texts (which pg refuses).
+  const names = new Map<string, string>();
+  const nameOf = (text: string): string => {
+    let found = names.get(text);
+    if (found === undefined) {
+      found = `tnx_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+      names.set(text, found);
+    }
+    return found;
+  };
+  const runOn =
+    (client: pg.PoolClient | pg.Pool): Run =>
+    (statement) =>
+      client.query(
+        statement.name === undefined
+          ? { text: statement.text, values: statement.values ?? [] }
+          : { name: nameOf(statement.text), text: statement.text, values: statement.values ?? [] },
+      ) as never;
+
+  return {
+    pool,
+    where,
+    scrub,
+    translate,
+    async run(statement) {
+      try {
+        return await runOn(pool)(statement);
+      } catch (error) {
+        throw translate(error);
+      }
+    },
+    async tx(fn) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw translate(error);
+      }
+      let broken: unknown;
+      try {
+        await client.query("BEGIN");
+        const result = await fn(runOn(client));
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        if (isConnectionError(error)) broken = error;
+        else {
+          try {
+            await client.query("ROLLBACK");
+          } catch (rollback) {
+            broken = rollback;
+          }
+        }
+        throw translate(error);
+      } finally {
+        // A connection that failed is closed rather than handed to the next caller.
+        client.release(broken === undefined ? undefined : (broken as Error));
+      }
+    },
+    async end() {
+      if (owned) await pool.end();
+    },
+  };
+}

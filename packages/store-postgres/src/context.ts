@@ -1,0 +1,35 @@
+import { createHash } from "node:crypto";
+import type { Db } from "./connection.js";
+import { quote } from "./schema.js";
+
+/** What every operation of one store shares: the database, its schema, and the readiness gate. */
+export interface Context {
+  db: Db;
+  /** The schema, quoted for SQL. */
+  s: string;
+  /** The NOTIFY channel workers of this schema listen on. */
+  channel: string;
+  /** Marks a statement to prepare (once per connection); the name itself is for readers. */
+  name(op: string): string;
+  /** Resolves once the schema is migrated (and a starting subscription listens); throws when closed. */
+  ready(): Promise<void>;
+}
+
+/** The channel of a schema: `toolnexus:<schema>`, or a digest when that is too long for a name. */
+export function channelOf(schema: string): string {
+  const plain = `toolnexus:${schema}`;
+  return plain.length <= 63
+    ? plain
+    : `toolnexus:${createHash("sha256").update(schema).digest("hex").slice(0, 40)}`;
+}
+
+export function makeContext(db: Db, ready: () => Promise<void>): Context {
+  const schema = db.where.schema;
+  return {
+    db,
+    s: quote(schema),
+    channel: channelOf(schema),
+    name: (op) => op,
+    ready,
+  };
+}

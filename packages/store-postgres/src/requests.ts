@@ -1,0 +1,150 @@
+import type { RequestInfo, RunInfo, SuspensionFilter, SuspensionSummary } from "@toolnexus/core";
+import { key } from "./connection.js";
+import type { Context } from "./context.js";
+import {
+  ms,
+  REQUEST_COLUMNS,
+  type RequestRow,
+  RUN_COLUMNS,
+  type RunRow,
+  readAnswerLoosely,
+  readCheckpoint,
+  readError,
+  readRequest,
+  readResult,
+  requestState,
+  runState,
+  toIso,
+} from "./rows.js";
+
+/** The reads a host makes: a run by id, a request by id, and the inbox listing. */
+export interface RequestOps {
+  getRun(runId: string): Promise<RunInfo | undefined>;
+  getRequest(requestId: string): Promise<RequestInfo | undefined>;
+  list(filter?: SuspensionFilter): Promise<SuspensionSummary[]>;
+}
+
+function requestInfo(row: RequestRow, now: number): RequestInfo {
+  const info: RequestInfo = {
+    request: readRequest(row),
+    runId: row.run_id,
+    state: requestState(row, now),
+  };
+  const answer = readAnswerLoosely(row.answer_json);
+  if (answer !== undefined) info.answer = answer;
+  if (row.expires_at !== null) info.expiresAt = row.expires_at;
+  return info;
+}
+
+/** Builds the reads over the store's context. */
+export function requestOps(ctx: Context): RequestOps {
+  const { db, s, name } = ctx;
+
+  return {
+    async getRun(runId) {
+      const runKey = key(String(runId));
+      await ctx.ready();
+      // One statement, so the run and its requests come from the same snapshot. The requests
+      // of the current (or last) halt carry their position in its pending calls.
+      const { rows } = await db.run<RunRow & { requests: RequestRow[] | null }>({
+        name: name("get_run"),
+        text: `SELECT ${RUN_COLUMNS},
+                 (SELECT json_agg(q ORDER BY q.position) FROM (
+                    SELECT ${REQUEST_COLUMNS}, position FROM ${s}.requests
+                     WHERE run_key = $1 AND position IS NOT NULL) q) AS requests
+               FROM ${s}.runs WHERE run_key = $1`,
+        values: [runKey],
+      });
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      const now = Date.now();
+      const info: RunInfo = {
+        runId,
+        state: runState(row, now),
+        createdAt: row.created_at,
+        updatedAt: toIso(ms(row.updated_ms)!),
+        requests: (row.requests ?? []).map((r) => requestInfo(r, now)),
+        failures: row.failures,
+      };
+      if (row.session_id !== null) info.sessionId = row.session_id;
+      if (row.agent !== null) info.agent = row.agent;
+      if (row.state === "running") {
+        if (row.owner !== null) info.owner = row.owner;
+        const expires = ms(row.lease_expires_ms);
+        if (expires !== null) info.leaseExpiresAt = toIso(expires);
+      }
+      if (row.checkpoint_json !== null)
+        info.checkpoint = readCheckpoint(row.checkpoint_json, runId);
+      if (row.result_json !== null) info.result = readResult(row.result_json, runId);
+      const lastError = readError(row.error_json);
+      if (lastError !== undefined) info.lastError = lastError;
+      return info;
+    },
+
+    async getRequest(requestId) {
+      const requestKey = key(String(requestId));
+      await ctx.ready();
+      const { rows } = await db.run<RequestRow>({
+        name: name("get_request"),
+        text: `SELECT ${REQUEST_COLUMNS} FROM ${s}.requests
+                WHERE request_key = $1 ORDER BY halt_no DESC LIMIT 1`,
+        values: [requestKey],
+      });
+      const row = rows[0];
+      return row === undefined ? undefined : requestInfo(row, Date.now());
+    },
+
+    async list(filter = {}) {
+      const now = Date.now();
+      const where: string[] = [];
+      const values: unknown[] = [];
+      const param = (value: unknown) => {
+        values.push(value);
+        return `$${values.length}`;
+      };
+      switch (filter.state) {
+        case undefined:
+          break;
+        case "waiting":
+          where.push(`state = 'waiting' AND (expires_ms IS NULL OR expires_ms > ${param(now)})`);
+          break;
+        case "expired":
+          where.push(`state = 'waiting' AND expires_ms <= ${param(now)}`);
+          break;
+        case "answered":
+        case "applied":
+          where.push(`state = ${param(filter.state)}`);
+          break;
+        default:
+          return [];
+      }
+      if (filter.sessionId !== undefined) {
+        where.push(`session_key = ${param(key(String(filter.sessionId)))}`);
+      }
+      if (filter.runId !== undefined) where.push(`run_key = ${param(key(String(filter.runId)))}`);
+      if (filter.kind !== undefined) where.push(`kind = ${param(String(filter.kind))}`);
+      // Newest halt first; within a halt, in the order its rows were written (pending order).
+      // Only plain columns are read: a damaged checkpoint still lists.
+      let text = `SELECT ${REQUEST_COLUMNS} FROM ${s}.requests`;
+      if (where.length > 0) text += ` WHERE ${where.join(" AND ")}`;
+      text += " ORDER BY halt_no DESC, seq ASC";
+      if (typeof filter.limit === "number" && Number.isFinite(filter.limit)) {
+        text += ` LIMIT ${param(Math.max(0, Math.floor(filter.limit)))}`;
+      }
+      await ctx.ready();
+      const { rows } = await db.run<RequestRow>({ text, values });
+      return rows.map((row) => {
+        const summary: SuspensionSummary = {
+          request: readRequest(row),
+          runId: row.run_id,
+          createdAt: row.created_at,
+          state: requestState(row, now),
+        };
+        if (row.session_id !== null) summary.sessionId = row.session_id;
+        if (row.agent !== null) summary.agent = row.agent;
+        if (row.expires_at !== null) summary.expiresAt = row.expires_at;
+        return summary;
+      });
+    },
+  };
+}

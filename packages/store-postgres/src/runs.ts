@@ -1,0 +1,420 @@
+import {
+  assertCheckpoint,
+  assertJournalEntry,
+  type Checkpoint,
+  CheckpointError,
+  type JournalEntry,
+  type Lease,
+  LeaseLostError,
+  type PruneOptions,
+  type RunErrorInfo,
+  type RunOutcome,
+  ToolnexusError,
+} from "@toolnexus/core";
+import { key, type Run } from "./connection.js";
+import type { Context } from "./context.js";
+import {
+  checkLease,
+  checkLeaseMs,
+  checkOwner,
+  errorInfo,
+  plain,
+  type StoredRunState,
+  short,
+  toMs,
+} from "./rows.js";
+
+/** The writes of a run's life: the ones a worker makes under its lease, and pruning. */
+export interface RunOps {
+  halt(checkpoint: Checkpoint, lease?: Lease): Promise<"waiting" | "ready">;
+  start(checkpoint: Checkpoint, owner: string, leaseMs: number): Promise<Lease>;
+  step(lease: Lease, checkpoint: Checkpoint): Promise<void>;
+  journal(lease: Lease, entry: JournalEntry): Promise<void>;
+  renew(lease: Lease, leaseMs: number): Promise<Lease>;
+  release(lease: Lease, error?: RunErrorInfo, retryAt?: number): Promise<void>;
+  finish(lease: Lease, outcome: RunOutcome): Promise<void>;
+  prune(options: PruneOptions): Promise<number>;
+}
+
+function runExists(runId: string): ToolnexusError {
+  return new ToolnexusError(
+    "run_exists",
+    `a durable run with id "${short(runId)}" is already in the store; a new run needs a new id`,
+  );
+}
+
+function otherRun(checkpoint: { runId: string }, lease: Lease): CheckpointError {
+  return new CheckpointError(
+    undefined,
+    `it belongs to run "${short(checkpoint.runId)}", but the lease is on run "${short(lease.runId)}"`,
+  );
+}
+
+/** The pending calls of a halt as column arrays (one row per request id: the last call wins). */
+function requestColumns(checkpoint: Checkpoint) {
+  const byId = new Map<string, number>();
+  checkpoint.pending.forEach((call, position) => {
+    byId.delete(call.request.id);
+    byId.set(call.request.id, position);
+  });
+  const keys: Buffer[] = [];
+  const ids: string[] = [];
+  const positions: number[] = [];
+  const kinds: string[] = [];
+  const prompts: string[] = [];
+  const jsons: string[] = [];
+  const expiresAt: (string | null)[] = [];
+  const expiresMs: (number | null)[] = [];
+  for (const [id, position] of byId) {
+    const call = checkpoint.pending[position]!;
+    const deadline = call.deadline ?? call.request.expiresAt ?? null;
+    keys.push(key(id));
+    ids.push(plain(id));
+    positions.push(position);
+    kinds.push(plain(String(call.request.kind)));
+    prompts.push(plain(String(call.request.prompt)));
+    jsons.push(JSON.stringify(call.request));
+    expiresAt.push(deadline === null ? null : plain(String(deadline)));
+    expiresMs.push(toMs(deadline));
+  }
+  return [keys, ids, positions, kinds, prompts, jsons, expiresAt, expiresMs];
+}
+
+/** Builds the run writes over the store's context. */
+export function runOps(ctx: Context): RunOps {
+  const { db, s, name } = ctx;
+  // Fencing: a write goes through only while the lease is the run's current one. Expiry alone
+  // does not fail it: only another claim (which bumps the token) takes the run away.
+  const FENCE = "run_key = $1 AND owner = $2 AND token = $3 AND state = 'running'";
+  const fenceValues = (lease: Lease) => [key(lease.runId), lease.owner, lease.token];
+
+  /** Why a lease no longer holds (it was refused by a fenced write). */
+  const why = async (lease: Lease, run: Run = db.run): Promise<string> => {
+    const { rows } = await run<{ state: StoredRunState; owner: string | null; token: number }>({
+      name: name("holder"),
+      text: `SELECT state, owner, token FROM ${s}.runs WHERE run_key = $1`,
+      values: [key(lease.runId)],
+    });
+    const row = rows[0];
+    if (row === undefined) return "the run is no longer in the store";
+    if (row.state !== "running") return `the run is ${row.state}`;
+    return `the run was claimed again (lease ${row.token}, held by "${short(row.owner ?? "")}")`;
+  };
+  const lost = async (lease: Lease, run?: Run): Promise<never> => {
+    throw new LeaseLostError(lease.runId, await why(lease, run));
+  };
+
+  return {
+    async halt(checkpoint, lease) {
+      if (lease !== undefined) checkLease(lease, "halt()");
+      assertCheckpoint(checkpoint);
+      // A halt with nothing to wait for could never become claimable again.
+      if (checkpoint.pending.length === 0) {
+        throw new CheckpointError(undefined, "a halted run needs at least one pending call");
+      }
+      // Everything is copied before the first await: the caller may change the checkpoint.
+      const json = JSON.stringify(checkpoint);
+      const runId = checkpoint.runId;
+      const sessionId = checkpoint.sessionId ?? null;
+      const agent = checkpoint.agent ?? null;
+      const columns = requestColumns(checkpoint);
+      const held = lease === undefined ? undefined : { ...lease };
+      const runKey = key(held?.runId ?? runId);
+      await ctx.ready();
+      return db.tx(async (run) => {
+        const now = Date.now();
+        if (held === undefined) {
+          const inserted = await run({
+            name: name("halt_insert"),
+            text: `INSERT INTO ${s}.runs (run_key, run_id, session_id, agent, state, created_at,
+                     updated_ms, checkpoint_json)
+                   VALUES ($1, $2, $3, $4, 'waiting', $5, $6, $7)
+                   ON CONFLICT (run_key) DO NOTHING`,
+            values: [
+              runKey,
+              plain(runId),
+              plain(sessionId),
+              plain(agent),
+              plain(checkpoint.createdAt),
+              now,
+              json,
+            ],
+          });
+          if (inserted.rowCount === 0) throw runExists(runId);
+        } else {
+          // Fenced first: a lease that lost the run is LeaseLostError whatever it writes.
+          const fenced = await run({
+            name: name("halt_fence"),
+            text: `SELECT 1 FROM ${s}.runs WHERE ${FENCE} FOR NO KEY UPDATE`,
+            values: fenceValues(held),
+          });
+          if (fenced.rowCount === 0) await lost(held, run);
+          if (runId !== held.runId) throw otherRun(checkpoint, held);
+        }
+        // One number per halt orders requests newest first, whatever the clocks of the machines.
+        // A request the run already has keeps its state (an answer may have arrived while the
+        // run was running); only what describes it is refreshed.
+        await run({
+          name: name("halt_requests"),
+          text: `WITH h AS (SELECT nextval('${s}.halts') AS n)
+                 INSERT INTO ${s}.requests (request_key, run_key, request_id, run_id, halt_no,
+                   position, state, session_key, session_id, agent, kind, prompt, request_json,
+                   created_at, expires_at, expires_ms)
+                 SELECT t.k, $1, t.id, $2, h.n, t.position, 'waiting', $3, $4, $5, t.kind,
+                   t.prompt, t.json, $6, t.expires_at, t.expires_ms
+                 FROM h, unnest($7::bytea[], $8::text[], $9::int[], $10::text[], $11::text[],
+                   $12::text[], $13::text[], $14::bigint[])
+                   AS t(k, id, position, kind, prompt, json, expires_at, expires_ms)
+                 ON CONFLICT (request_key, run_key) DO UPDATE SET
+                   position = excluded.position, kind = excluded.kind, prompt = excluded.prompt,
+                   request_json = excluded.request_json, expires_at = excluded.expires_at,
+                   expires_ms = excluded.expires_ms`,
+          values: [
+            runKey,
+            plain(runId),
+            sessionId === null ? null : key(sessionId),
+            plain(sessionId),
+            plain(agent),
+            new Date(now).toISOString(),
+            ...columns,
+          ],
+        });
+        // Requests this halt no longer waits for were answered by the steps since the last one.
+        await run({
+          name: name("halt_retire"),
+          text: `UPDATE ${s}.requests SET position = NULL, state = 'applied'
+                 WHERE run_key = $1 AND NOT (request_key = ANY ($2::bytea[]))
+                   AND (position IS NOT NULL OR state <> 'applied')`,
+          values: [runKey, columns[0]],
+        });
+        const { rows } = await run<{ state: "waiting" | "ready" }>({
+          name: name("halt_update"),
+          text: `WITH a AS (
+                   SELECT EXISTS (SELECT 1 FROM ${s}.requests
+                                   WHERE run_key = $1 AND position IS NOT NULL
+                                     AND state = 'answered') AS answered),
+                 j AS (DELETE FROM ${s}.journal WHERE run_key = $1),
+                 u AS (
+                   UPDATE ${s}.runs SET
+                     state = CASE WHEN a.answered THEN 'ready' ELSE 'waiting' END,
+                     ready_ms = CASE WHEN a.answered THEN $2::bigint END,
+                     checkpoint_json = $3, updated_ms = $2, session_id = $4, agent = $5,
+                     owner = NULL, lease_expires_ms = NULL, failures = 0, error_json = NULL,
+                     wake_ms = (SELECT min(expires_ms) FROM ${s}.requests
+                                 WHERE run_key = $1 AND state = 'waiting')
+                   FROM a WHERE run_key = $1
+                   RETURNING state)
+                 SELECT state, CASE WHEN state = 'ready' THEN pg_notify($6, '')::text END AS n
+                 FROM u`,
+          values: [runKey, now, json, plain(sessionId), plain(agent), ctx.channel],
+        });
+        return rows[0]!.state;
+      });
+    },
+
+    async start(checkpoint, owner, leaseMs) {
+      assertCheckpoint(checkpoint);
+      checkOwner(owner, "start()");
+      checkLeaseMs(leaseMs, "start()");
+      const json = JSON.stringify(checkpoint);
+      const { runId, createdAt } = checkpoint;
+      const sessionId = checkpoint.sessionId ?? null;
+      const agent = checkpoint.agent ?? null;
+      await ctx.ready();
+      const now = Date.now();
+      const expiresAt = now + leaseMs;
+      const inserted = await db.run({
+        name: name("start"),
+        text: `INSERT INTO ${s}.runs (run_key, run_id, session_id, agent, state, created_at,
+                 updated_ms, owner, token, lease_expires_ms, checkpoint_json)
+               VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, 1, $8, $9)
+               ON CONFLICT (run_key) DO NOTHING`,
+        values: [
+          key(runId),
+          plain(runId),
+          plain(sessionId),
+          plain(agent),
+          plain(createdAt),
+          now,
+          owner,
+          expiresAt,
+          json,
+        ],
+      });
+      if (inserted.rowCount === 0) throw runExists(runId);
+      return { runId, owner, token: 1, expiresAt };
+    },
+
+    async step(lease, checkpoint) {
+      checkLease(lease, "step()");
+      assertCheckpoint(checkpoint);
+      const held = { ...lease };
+      const json = JSON.stringify(checkpoint);
+      const runId = checkpoint.runId;
+      await ctx.ready();
+      if (runId !== held.runId) {
+        // Fenced first, as every write: a lost lease is LeaseLostError whatever it writes.
+        const { rows } = await db.run<{ n: number }>({
+          name: name("fenced"),
+          text: `SELECT count(*)::int AS n FROM ${s}.runs WHERE ${FENCE}`,
+          values: fenceValues(held),
+        });
+        if (rows[0]!.n === 0) await lost(held);
+        throw otherRun({ runId }, held);
+      }
+      const { rows } = await db.run<{ n: number }>({
+        name: name("step"),
+        text: `WITH u AS (
+                 UPDATE ${s}.runs SET checkpoint_json = $4, updated_ms = $5, failures = 0,
+                   error_json = NULL
+                 WHERE ${FENCE} RETURNING run_key),
+               j AS (DELETE FROM ${s}.journal WHERE run_key IN (SELECT run_key FROM u))
+               SELECT count(*)::int AS n FROM u`,
+        values: [...fenceValues(held), json, Date.now()],
+      });
+      if (rows[0]!.n === 0) await lost(held);
+    },
+
+    async journal(lease, entry) {
+      checkLease(lease, "journal()");
+      assertJournalEntry(entry, lease.runId);
+      const held = { ...lease };
+      const json = JSON.stringify(entry);
+      const answered = typeof entry.answered === "string" ? key(entry.answered) : null;
+      await ctx.ready();
+      // The fenced update locks the run row, so a claim that takes the run over either comes
+      // first (and this write is refused) or reads this entry.
+      const { rows } = await db.run<{ n: number }>({
+        name: name("journal"),
+        text: `WITH u AS (
+                 UPDATE ${s}.runs SET updated_ms = $4 WHERE ${FENCE} RETURNING run_key),
+               i AS (INSERT INTO ${s}.journal (run_key, json) SELECT run_key, $5 FROM u),
+               a AS (UPDATE ${s}.requests SET state = 'applied'
+                      WHERE run_key IN (SELECT run_key FROM u) AND request_key = $6::bytea)
+               SELECT count(*)::int AS n FROM u`,
+        values: [...fenceValues(held), Date.now(), json, answered],
+      });
+      if (rows[0]!.n === 0) await lost(held);
+    },
+
+    async renew(lease, leaseMs) {
+      checkLease(lease, "renew()");
+      checkLeaseMs(leaseMs, "renew()");
+      const held = { ...lease };
+      await ctx.ready();
+      const now = Date.now();
+      const expiresAt = now + leaseMs;
+      const renewed = await db.run({
+        name: name("renew"),
+        text: `UPDATE ${s}.runs SET lease_expires_ms = $4, updated_ms = $5 WHERE ${FENCE}`,
+        values: [...fenceValues(held), expiresAt, now],
+      });
+      if (renewed.rowCount === 0) await lost(held);
+      return { runId: held.runId, owner: held.owner, token: held.token, expiresAt };
+    },
+
+    async release(lease, error, retryAt) {
+      checkLease(lease, "release()");
+      if (retryAt !== undefined && (typeof retryAt !== "number" || !Number.isFinite(retryAt))) {
+        throw new TypeError("release(): retryAt must be an epoch time in milliseconds");
+      }
+      const errorJson = error === undefined ? null : JSON.stringify(errorInfo(error, "release()"));
+      const held = { ...lease };
+      await ctx.ready();
+      const now = Date.now();
+      // A lost lease is not an error here: the worker is giving the run up anyway.
+      await db.run({
+        name: name("release"),
+        text: `WITH u AS (
+                 UPDATE ${s}.runs SET state = 'ready', owner = NULL, lease_expires_ms = NULL,
+                   ready_ms = $4, updated_ms = $5, failures = failures + $6,
+                   error_json = coalesce($7, error_json)
+                 WHERE ${FENCE} RETURNING 1)
+               SELECT pg_notify($8, '')::text AS n FROM u`,
+        values: [
+          ...fenceValues(held),
+          Math.round(retryAt ?? now),
+          now,
+          errorJson === null ? 0 : 1,
+          errorJson,
+          ctx.channel,
+        ],
+      });
+    },
+
+    async finish(lease, outcome) {
+      checkLease(lease, "finish()");
+      let state: StoredRunState;
+      let result: string | null = null;
+      let error: string | null = null;
+      if (
+        outcome?.state === "done" &&
+        typeof outcome.result === "object" &&
+        outcome.result !== null
+      ) {
+        state = "done";
+        result = JSON.stringify(outcome.result);
+      } else if (outcome?.state === "failed") {
+        state = "failed";
+        error = JSON.stringify(errorInfo(outcome.error, "finish()"));
+      } else {
+        throw new TypeError(
+          'finish(): outcome must be { state: "done", result } or { state: "failed", error }',
+        );
+      }
+      const held = { ...lease };
+      await ctx.ready();
+      // Done keeps the result and drops the checkpoint; failed keeps the checkpoint (a claim by
+      // id tries the run again) and records the error. Open requests become applied.
+      const { rows } = await db.run<{ n: number }>({
+        name: name("finish"),
+        text: `WITH u AS (
+                 UPDATE ${s}.runs SET state = $4, result_json = $5,
+                   error_json = CASE WHEN $4 = 'done' THEN NULL ELSE $6 END,
+                   checkpoint_json = CASE WHEN $4 = 'done' THEN NULL ELSE checkpoint_json END,
+                   failures = CASE WHEN $4 = 'done' THEN 0 ELSE failures END,
+                   owner = NULL, lease_expires_ms = NULL, ready_ms = NULL, wake_ms = NULL,
+                   finished_ms = $7, updated_ms = $7
+                 WHERE ${FENCE} RETURNING run_key),
+               a AS (UPDATE ${s}.requests SET state = 'applied'
+                      WHERE run_key IN (SELECT run_key FROM u) AND state <> 'applied'),
+               j AS (DELETE FROM ${s}.journal WHERE run_key IN (SELECT run_key FROM u))
+               SELECT count(*)::int AS n FROM u`,
+        values: [...fenceValues(held), state, result, error, Date.now()],
+      });
+      if (rows[0]!.n === 0) await lost(held);
+    },
+
+    async prune({ olderThan }) {
+      const valid =
+        olderThan instanceof Date
+          ? !Number.isNaN(olderThan.getTime())
+          : typeof olderThan === "number" && Number.isFinite(olderThan) && olderThan >= 0;
+      if (!valid) {
+        throw new TypeError(
+          "prune(): olderThan must be a valid Date or an age of zero or more milliseconds",
+        );
+      }
+      const cutoff = olderThan instanceof Date ? olderThan.getTime() : Date.now() - olderThan;
+      await ctx.ready();
+      // In batches, each its own short transaction; rows another transaction holds are left for
+      // the next prune. Requests and journals go with their runs (ON DELETE CASCADE).
+      let total = 0;
+      for (;;) {
+        const { rows } = await db.run<{ n: number }>({
+          name: name("prune"),
+          text: `WITH d AS (
+                   DELETE FROM ${s}.runs WHERE run_key IN (
+                     SELECT run_key FROM ${s}.runs
+                      WHERE state IN ('done', 'failed') AND finished_ms <= $1
+                      LIMIT 1000 FOR UPDATE SKIP LOCKED)
+                   RETURNING 1)
+                 SELECT count(*)::int AS n FROM d`,
+          values: [Math.floor(cutoff)],
+        });
+        total += rows[0]!.n;
+        if (rows[0]!.n < 1000) return total;
+      }
+    },
+  };
+}

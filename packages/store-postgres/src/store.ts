@@ -1,0 +1,238 @@
+import type {
+  Answer,
+  AnswerReceipt,
+  Checkpoint,
+  ClaimedRun,
+  ClaimOptions,
+  ConversationStore,
+  JournalEntry,
+  Lease,
+  Message,
+  PruneOptions,
+  RequestInfo,
+  RunErrorInfo,
+  RunInfo,
+  RunOutcome,
+  RunStore,
+  SuspensionFilter,
+  SuspensionSummary,
+} from "@toolnexus/core";
+import type pg from "pg";
+import { answerOp } from "./answers.js";
+import { claimOp } from "./claim.js";
+import { type ConnectionInput, openDb } from "./connection.js";
+import { makeContext } from "./context.js";
+import { conversationOps } from "./conversations.js";
+import { PostgresStoreError } from "./errors.js";
+import { listener } from "./notify.js";
+import { requestOps } from "./requests.js";
+import { runOps } from "./runs.js";
+import { checkSchemaName, migrate } from "./schema.js";
+
+/** How {@link postgresStore} reaches the server. */
+export type PostgresConnection =
+  | {
+      /**
+       * A libpq-style URL, `postgres://user:password@host:5432/database`. The store opens a pool
+       * of its own on it (and closes it in `close()`). The password never appears in an error.
+       */
+      connectionString: string;
+    }
+  | {
+      /**
+       * A `pg` Pool the application already has. The store never ends it; it keeps one of its
+       * connections while anything is subscribed (LISTEN), so give it room for that.
+       */
+      pool: pg.Pool;
+    };
+
+/** Options of {@link postgresStore}. */
+export interface PostgresStoreOptions {
+  /**
+   * The schema holding the store's tables, created on first use. Default `"toolnexus"`. Give each
+   * application (or environment sharing a database) its own. A plain identifier.
+   */
+  schema?: string;
+  /** Connections of the store's own pool (with `connectionString`). Default 10. */
+  poolSize?: number;
+  /** How long opening a connection of the store's own pool may take, in ms. Default 10000. */
+  connectTimeoutMs?: number;
+  /**
+   * Called with problems no call is waiting for: the LISTEN connection broke (it reconnects by
+   * itself) or could not be opened. The errors are `PostgresStoreError`s, without the password.
+   */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * A durable {@link RunStore} and {@link ConversationStore} on PostgreSQL. Every method returns a
+ * promise. Workers on any number of machines share the runs: a claim locks one run row with
+ * `FOR UPDATE SKIP LOCKED` (workers never wait on each other, each run goes to exactly one), and
+ * every write a worker makes is fenced by its lease's owner and token.
+ */
+export interface PostgresStore extends RunStore, ConversationStore {
+  /** The schema the tables live in. */
+  readonly schema: string;
+  /** The pool the store uses (its own, or the one it was given). */
+  readonly pool: pg.Pool;
+  /**
+   * Stores a run that halted for answers (see {@link RunStore.halt}); validated first (a
+   * `CheckpointError`, nothing stored). Without a lease the run must be new (a `ToolnexusError`
+   * with code `"run_exists"` otherwise); with one, the lease is checked, then released.
+   */
+  halt(checkpoint: Checkpoint, lease?: Lease): Promise<"waiting" | "ready">;
+  /** Creates a run `running` under a new lease (token 1); `"run_exists"` if the id is taken. */
+  start(checkpoint: Checkpoint, owner: string, leaseMs: number): Promise<Lease>;
+  /** Replaces the checkpoint, clears the journal and the failure count. `LeaseLostError` if lost. */
+  step(lease: Lease, checkpoint: Checkpoint): Promise<void>;
+  /** Appends a finished call to the journal; `entry.answered` marks that request `applied`. */
+  journal(lease: Lease, entry: JournalEntry): Promise<void>;
+  /** A new lease (same token) expiring `leaseMs` from now. `LeaseLostError` if lost. */
+  renew(lease: Lease, leaseMs: number): Promise<Lease>;
+  /** Gives the run back `ready`, journal kept; with an error, counts it and waits for `retryAt`. */
+  release(lease: Lease, error?: RunErrorInfo, retryAt?: number): Promise<void>;
+  /** Ends the run `done` (result kept, checkpoint dropped) or `failed` (checkpoint kept). */
+  finish(lease: Lease, outcome: RunOutcome): Promise<void>;
+  /**
+   * Takes a lease on a claimable run: exactly one caller on any machine gets it. `undefined`
+   * when nothing is claimable. The generic claim sets a corrupt run aside as `failed` and takes
+   * the next; a claim by id throws a `CheckpointError` naming it and changes nothing.
+   */
+  claim(options: ClaimOptions): Promise<ClaimedRun | undefined>;
+  /** Records a human's answer (one short transaction) and tells the workers when a run became ready. */
+  answer(answer: Answer): Promise<AnswerReceipt>;
+  /** A run by id, or `undefined`; a corrupt checkpoint is a `CheckpointError` naming the run. */
+  getRun(runId: string): Promise<RunInfo | undefined>;
+  /** A request by id (the newest run that raised it), or `undefined`. */
+  getRequest(requestId: string): Promise<RequestInfo | undefined>;
+  /** Requests, newest first; reads only plain columns, so one corrupt row never breaks it. */
+  list(filter?: SuspensionFilter): Promise<SuspensionSummary[]>;
+  /** Deletes `done` and `failed` runs finished at or before the cutoff; returns how many. */
+  prune(options: PruneOptions): Promise<number>;
+  /**
+   * Calls `onReady` soon after a run may have become claimable anywhere (an answer recorded, a
+   * run released or halted ready), through LISTEN/NOTIFY on a connection of its own that
+   * reconnects by itself. Runs whose lease or deadline ran out are found by the worker's poll.
+   */
+  subscribe(onReady: () => void): () => void;
+  /** Stores `messages` as the transcript of `sessionId`, replacing any earlier one. */
+  save(sessionId: string, messages: readonly Message[]): Promise<void>;
+  /** The transcript saved for `sessionId`, or `undefined` for a session never saved. */
+  load(sessionId: string): Promise<Message[] | undefined>;
+  /** Forgets the transcript of `sessionId`; returns whether there was one. */
+  deleteConversation(sessionId: string): Promise<boolean>;
+  /**
+   * Creates or upgrades the schema now (every other call does it on first use). Run it ahead of
+   * a deploy, as a user allowed to create tables in the schema; several processes may run it at
+   * once. Refuses a schema from a newer release (`store_schema`).
+   */
+  migrate(): Promise<{ from: number; to: number }>;
+  /** Stops listening and ends the store's own pool (not one it was given). Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a durable run and conversation store on PostgreSQL. Nothing connects until the first
+ * call, which also creates the schema when needed.
+ *
+ * @example
+ * ```ts
+ * const store = postgresStore({ connectionString: process.env.DATABASE_URL! });
+ * const client = createClient({ model, tools, runs: store, conversations: store });
+ * ```
+ */
+export function postgresStore(
+  connection: PostgresConnection,
+  options: PostgresStoreOptions = {},
+): PostgresStore {
+  const given = connection as Partial<{ connectionString: unknown; pool: unknown }> | undefined;
+  if (typeof given !== "object" || given === null) {
+    throw new TypeError("postgresStore(): pass { connectionString } or { pool }");
+  }
+  let input: ConnectionInput;
+  if (given.pool !== undefined) {
+    const pool = given.pool as { connect?: unknown; query?: unknown };
+    if (typeof pool?.connect !== "function" || typeof pool.query !== "function") {
+      throw new TypeError("postgresStore(): pool must be a pg Pool");
+    }
+    input = { pool: given.pool as pg.Pool };
+  } else if (typeof given.connectionString === "string" && given.connectionString !== "") {
+    input = { connectionString: given.connectionString };
+  } else {
+    throw new TypeError(
+      "postgresStore(): pass { connectionString } (a postgres:// URL) or { pool } (a pg Pool)",
+    );
+  }
+  const schema = checkSchemaName(options.schema ?? "toolnexus");
+  const poolSize = options.poolSize ?? 10;
+  if (!Number.isInteger(poolSize) || poolSize < 2) {
+    throw new TypeError("postgresStore(): poolSize must be a whole number of at least 2");
+  }
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  if (!Number.isFinite(connectTimeoutMs) || connectTimeoutMs < 0) {
+    throw new TypeError("postgresStore(): connectTimeoutMs must be zero or more milliseconds");
+  }
+
+  const db = openDb(input, schema, { poolSize, connectTimeoutMs });
+  let closed = false;
+  let migrated: Promise<{ from: number; to: number }> | undefined;
+  const closedError = () =>
+    new PostgresStoreError("store_closed", db.where, "the toolnexus store was closed");
+  const migrateOnce = () => {
+    migrated ??= migrate(db).catch((error: unknown) => {
+      // Tried again by the next call (the server may be back, or the grant given).
+      migrated = undefined;
+      throw error;
+    });
+    return migrated;
+  };
+  const ready = async () => {
+    if (closed) throw closedError();
+    await migrateOnce();
+    // A subscription being set up listens before this store writes anything it should hear.
+    await notifier.settled();
+  };
+  const ctx = makeContext(db, ready);
+  const notifier = listener(db, ctx.channel, options.onError);
+  const runs = runOps(ctx);
+  const requests = requestOps(ctx);
+  const conversations = conversationOps(ctx);
+
+  return {
+    schema,
+    pool: db.pool,
+    halt: runs.halt,
+    start: runs.start,
+    step: runs.step,
+    journal: runs.journal,
+    renew: runs.renew,
+    release: runs.release,
+    finish: runs.finish,
+    prune: runs.prune,
+    claim: claimOp(ctx),
+    answer: answerOp(ctx),
+    getRun: requests.getRun,
+    getRequest: requests.getRequest,
+    list: requests.list,
+    save: conversations.save,
+    load: conversations.load,
+    deleteConversation: conversations.deleteConversation,
+    subscribe(onReady) {
+      if (closed) throw closedError();
+      return notifier.subscribe(onReady);
+    },
+    async migrate() {
+      if (closed) throw closedError();
+      // Always looks again: an explicit migration reports what it found now.
+      const result = await migrate(db);
+      migrated = Promise.resolve(result);
+      return result;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await notifier.close();
+      await db.end();
+    },
+  };
+}

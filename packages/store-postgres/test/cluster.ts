@@ -1,0 +1,225 @@
+// A throwaway PostgreSQL cluster for the tests: Debian's `postgresql` binaries, a data directory
+// under the OS temp dir, listening on 127.0.0.1 on a free port, stopped and removed at the end.
+// initdb refuses to run as root, so as root the cluster runs as the `postgres` user.
+import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+
+/** A role that logs in with a password over TCP (the credential tests). */
+export const PASSWORD_USER = "toolnexus_pw";
+export const PASSWORD = "s3cret-PASSWORD-xyz";
+/** A role without CREATE on the database (the permission tests). */
+export const LIMITED_USER = "toolnexus_limited";
+
+/** What a test needs to reach and drive a cluster (plain data: it crosses into test workers). */
+export interface ClusterInfo {
+  /** Superuser URL (trust), database `postgres`. */
+  url: string;
+  host: string;
+  port: number;
+  dataDir: string;
+  bin: string;
+  /** Whether the server's commands must run as the `postgres` user (we are root). */
+  asPostgres: boolean;
+}
+
+/** The directory of `initdb`, `pg_ctl`…: the newest /usr/lib/postgresql/<version>/bin, or PATH. */
+export function findBin(): string {
+  const fromEnv = process.env.TOOLNEXUS_PG_BIN;
+  if (fromEnv && existsSync(join(fromEnv, "initdb"))) return fromEnv;
+  const root = "/usr/lib/postgresql";
+  if (existsSync(root)) {
+    const versions = readdirSync(root)
+      .filter((v) => existsSync(join(root, v, "bin", "initdb")))
+      .sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a));
+    if (versions[0] !== undefined) return join(root, versions[0], "bin");
+  }
+  const which = spawnSync("sh", ["-c", "command -v initdb"], { encoding: "utf8" });
+  const found = which.stdout.trim();
+  if (which.status === 0 && found) return found.replace(/\/initdb$/, "");
+  throw new Error(
+    "PostgreSQL's server binaries (initdb, pg_ctl) were not found in /usr/lib/postgresql/*/bin or on PATH: install them (Debian: apt-get install postgresql) or set TOOLNEXUS_PG_BIN",
+  );
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+const isRoot = () => typeof process.getuid === "function" && process.getuid() === 0;
+
+/** Runs a server binary, as `postgres` when we are root; throws with its output on failure. */
+export function runServerCommand(
+  info: Pick<ClusterInfo, "bin" | "asPostgres">,
+  tool: string,
+  args: string[],
+) {
+  const command = join(info.bin, tool);
+  const [file, argv] = info.asPostgres
+    ? ["runuser", ["-u", "postgres", "--", command, ...args]]
+    : [command, args];
+  const result = spawnSync(file, argv, { encoding: "utf8", timeout: 120_000 });
+  if (result.status !== 0) {
+    throw new Error(
+      `${tool} ${args.join(" ")} failed (${result.status ?? result.signal}): ${result.stderr}${result.stdout}`,
+    );
+  }
+  return result.stdout;
+}
+
+/** Stops the server at once (no checkpoint: the cluster is thrown away) and removes its files. */
+export function destroyCluster(info: ClusterInfo): void {
+  try {
+    runServerCommand(info, "pg_ctl", ["stop", "-D", info.dataDir, "-m", "immediate", "-w"]);
+  } catch {
+    // Not running.
+  }
+  rmSync(join(info.dataDir, ".."), { recursive: true, force: true });
+}
+
+// With its log file: a server writing to pg_ctl's stdout would hold the caller's pipe open.
+const restartArgs = (info: ClusterInfo) => [
+  "restart",
+  "-D",
+  info.dataDir,
+  "-l",
+  join(info.dataDir, "..", "server.log"),
+  "-m",
+  "fast",
+  "-w",
+  "-t",
+  "60",
+];
+
+/** `pg_ctl restart` (fast shutdown: open connections are cut), waiting until it accepts again. */
+export function restartCluster(info: ClusterInfo): void {
+  runServerCommand(info, "pg_ctl", restartArgs(info));
+}
+
+/** Creates, starts and prepares a cluster; on any failure, removes what it made and throws. */
+export async function startCluster(label: string): Promise<ClusterInfo> {
+  const bin = findBin();
+  const asPostgres = isRoot();
+  const dir = mkdtempSync(join(tmpdir(), `toolnexus-pg-${label}-`));
+  const dataDir = join(dir, "data");
+  if (asPostgres) {
+    const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
+    const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
+    chownSync(dir, uid, gid);
+  }
+  const base = { bin, asPostgres };
+  let info: ClusterInfo | undefined;
+  try {
+    runServerCommand(base, "initdb", [
+      "-D",
+      dataDir,
+      "-A",
+      "trust",
+      "-U",
+      "postgres",
+      "-E",
+      "UTF8",
+      "--locale=C",
+      "--no-sync",
+    ]);
+    // First match wins: the password role must use its password over TCP, everyone else is trusted.
+    const hba = [
+      "local all all trust",
+      `host all ${PASSWORD_USER} 127.0.0.1/32 scram-sha-256`,
+      "host all all 127.0.0.1/32 trust",
+      "",
+    ].join("\n");
+    writeFileSync(join(dir, "pg_hba.conf"), hba);
+    let lastError: unknown;
+    for (let attempt = 0; attempt < 3 && info === undefined; attempt++) {
+      const port = await freePort();
+      const options = [
+        `-p ${port}`,
+        `-k ${dir}`,
+        "-c listen_addresses=127.0.0.1",
+        `-c hba_file=${join(dir, "pg_hba.conf")}`,
+        // Throwaway data: no fsync (nothing here must survive a power cut), room for many workers.
+        "-c fsync=off",
+        "-c max_connections=300",
+      ].join(" ");
+      try {
+        runServerCommand(base, "pg_ctl", [
+          "start",
+          "-D",
+          dataDir,
+          "-l",
+          join(dir, "server.log"),
+          "-w",
+          "-t",
+          "60",
+          "-o",
+          options,
+        ]);
+        info = {
+          url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+          host: "127.0.0.1",
+          port,
+          dataDir,
+          bin,
+          asPostgres,
+        };
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    if (info === undefined) throw lastError;
+    const admin = new pg.Client(info.url);
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE ${PASSWORD_USER} LOGIN SUPERUSER PASSWORD '${PASSWORD}'`);
+      await admin.query(`CREATE ROLE ${LIMITED_USER} LOGIN`);
+    } finally {
+      await admin.end();
+    }
+    return info;
+  } catch (error) {
+    if (info !== undefined) destroyCluster(info);
+    else rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** A new, empty database on the cluster; returns its superuser URL. */
+export async function createDatabase(
+  info: Pick<ClusterInfo, "url">,
+  prefix: string,
+): Promise<string> {
+  const name = `${prefix}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client(info.url);
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return info.url.replace(/\/postgres$/, `/${name}`);
+}
+
+/** The same restart without blocking the event loop (the test keeps reading its children). */
+export function restartClusterAsync(info: ClusterInfo): Promise<void> {
+  const command = join(info.bin, "pg_ctl");
+  const args = restartArgs(info);
+  const [file, argv] = info.asPostgres
+    ? ["runuser", ["-u", "postgres", "--", command, ...args]]
+    : [command, args];
+  return new Promise((resolve, reject) => {
+    execFile(file, argv, { timeout: 120_000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`pg_ctl restart failed: ${stderr}${stdout}`)) : resolve(),
+    );
+  });
+}
