@@ -16,6 +16,9 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 echo "::: installing chromium from Debian's packages"
+# One apt at a time: the demo and store-postgres tests may both install at once under turbo.
+exec 9>/tmp/toolnexus-apt.lock
+flock 9
 apt-get update -q
 apt-get install -y -q --no-install-recommends chromium
 
