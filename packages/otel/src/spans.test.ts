@@ -113,8 +113,12 @@ describe("spans of a run", () => {
     expect(parentOf(run)).toBeUndefined();
     for (const child of [...chats, lookup, add]) expect(parentOf(child)).toBe(idOf(run));
     expect(parentOf(own)).toBe(idOf(lookup));
-    // The two calls overlapped in time: neither is the other's parent, both ran at once.
-    expect(lookup.startTime <= add.endTime && add.startTime <= lookup.endTime).toBe(true);
+    // The two calls overlapped in time: neither is the other's parent, both ran at once. Span
+    // times are [seconds, nanoseconds] pairs: compare them as numbers, not as arrays.
+    const ns = ([seconds, nanos]: [number, number]) =>
+      BigInt(seconds) * 1_000_000_000n + BigInt(nanos);
+    expect(ns(lookup.startTime) <= ns(add.endTime)).toBe(true);
+    expect(ns(add.startTime) <= ns(lookup.endTime)).toBe(true);
 
     expect(run.kind).toBe(SpanKind.INTERNAL);
     expect(run.attributes).toMatchObject({
