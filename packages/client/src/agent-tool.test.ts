@@ -365,8 +365,12 @@ describe("agentTool: sub-agents", () => {
     });
     const result = await parent.run("go");
     expect(result.text).toBe("parent: timed out after 50ms");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const childRun = store.getRun(`${result.runId}/p`);
+    // The child is ended after the parent moved on: wait for it (never a fixed delay).
+    const childId = `${result.runId}/p`;
+    for (let i = 0; i < 500 && store.getRun(childId)?.state !== "failed"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const childRun = store.getRun(childId);
     expect(childRun?.state).toBe("failed");
     expect(childRun?.lastError?.code).toBe("cancelled");
     // A worker of the child's agent finds nothing to do.
