@@ -6,6 +6,7 @@ import {
   AnswerConflictError,
   createClient,
   memoryRunStore,
+  RunError,
   type RunResult,
   type ToolCallRecord,
 } from "@toolnexus/client";
@@ -19,6 +20,7 @@ import {
 } from "@toolnexus/provider-utils/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { ProviderError } from "./index.js";
 import { anthropic } from "./model.js";
 import { message, streamBody } from "./test-fixtures.js";
 import type { MessagesRequestBody } from "./wire.js";
@@ -331,4 +333,62 @@ describe("client scenarios over @toolnexus/anthropic", () => {
       server = undefined;
     }
   });
+});
+
+describe("provider errors reach the caller as the README shows", () => {
+  const MESSAGES: Record<number, string> = {
+    401: "Invalid API key",
+    429: "Rate limit reached",
+    500: "The server had an error",
+  };
+  const TYPES: Record<number, string> = {
+    401: "authentication_error",
+    429: "rate_limit_error",
+    500: "api_error",
+  };
+
+  for (const status of [401, 429, 500]) {
+    it(`a ${status}: run and stream reject with a RunError whose cause is the ProviderError`, async () => {
+      server = await startMockServer(() => ({
+        status,
+        json: { type: "error", error: { type: TYPES[status], message: MESSAGES[status] } },
+      }));
+      const client = createClient({
+        model: anthropic({
+          model: "m",
+          baseUrl: server.url,
+          apiKey: "sk-ant-test-1234",
+          retries: 1,
+          retryBaseMs: 1,
+        }),
+        tools: [addTool()],
+      });
+      const fromRun = await client.run("hi").catch((thrown: unknown) => thrown);
+      const fromStream = await (async () => {
+        for await (const _event of client.stream("hi")) {
+          // the first model call fails
+        }
+      })().catch((thrown: unknown) => thrown);
+
+      for (const error of [fromRun, fromStream]) {
+        // The documented way: a RunError (the transcript so far) caused by a ProviderError.
+        if (!(error instanceof RunError)) throw new Error(`expected a RunError, got ${error}`);
+        expect(error.code).toBe("model_failed");
+        expect(error.messages).toEqual([{ role: "user", content: "hi" }]);
+        if (!(error.cause instanceof ProviderError)) throw new Error("expected a ProviderError");
+        expect(error.cause).toMatchObject({
+          code: "provider_http",
+          provider: "anthropic",
+          status,
+          providerMessage: MESSAGES[status],
+          providerType: TYPES[status],
+          retryable: status !== 401,
+        });
+        expect(error.message).toContain(`HTTP ${status}: ${MESSAGES[status]}`);
+        expect(error.message).not.toContain("sk-ant-test-1234");
+      }
+      // 429 and 500 were retried once, in each of the two runs; 401 never.
+      expect(server.requests).toHaveLength(status === 401 ? 2 : 4);
+    });
+  }
 });

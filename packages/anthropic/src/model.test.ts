@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type {
   MessageCreateParams,
   MessageCreateParamsNonStreaming,
@@ -6,6 +7,7 @@ import type {
 import type { Model, ModelRequest, ModelStreamPart, ToolSpec } from "@toolnexus/core";
 import { MissingApiKeyError, ProviderError } from "@toolnexus/provider-utils";
 import {
+  type MockHandler,
   type MockReply,
   type MockServer,
   splitBytes,
@@ -34,6 +36,21 @@ afterEach(async () => {
 async function serve(script: readonly MockReply[]): Promise<MockServer> {
   server = await startMockServer(script);
   return server;
+}
+
+/** Answers "ok", as a stream when the request asks for one. */
+async function serveOk(): Promise<MockServer> {
+  const handler: MockHandler = (request) =>
+    (request.body as MessagesRequestBody).stream === true
+      ? { chunks: [streamBody({ text: ["ok"] })] }
+      : { json: message({ text: "ok" }) };
+  server = await startMockServer(handler);
+  return server;
+}
+
+/** Every header value of every request the server saw, for "never sent" checks. */
+function everyHeader(): string {
+  return JSON.stringify(server?.requests.map((request) => request.headers));
 }
 
 function model(url: string, options: Partial<AnthropicOptions> = {}): Model {
@@ -307,6 +324,70 @@ describe("anthropic API key", () => {
     expect(() => anthropic({ model: "m", maxTokens: 0 })).toThrow(/maxTokens/);
     expect(() => anthropic({ model: "m", retryBaseMs: -5 })).toThrow(/retryBaseMs/);
     expect(anthropic({ model: "claude-haiku-4-5" }).id).toBe("anthropic:claude-haiku-4-5");
+  });
+});
+
+describe("anthropic headers: the user's win, and no secret goes where it does not belong", () => {
+  const ENV_KEY = "sk-ant-env-5555";
+
+  it("a user's X-Api-Key in any letter case replaces the key, never joined with it", async () => {
+    vi.stubEnv("ANTHROPIC_API_KEY", ENV_KEY);
+    const { requests, url } = await serveOk();
+    await model(url, { apiKey: undefined, headers: { "X-Api-Key": "mine-1234" } }).generate(ask);
+    await collect(
+      stream(model(url, { apiKey: undefined, headers: { "X-API-KEY": "mine-1234" } }), ask),
+    );
+    // An explicit apiKey loses to the user's own header too.
+    await model(url, { headers: { "x-api-key": "mine-1234" } }).generate(ask);
+    expect(requests.map((request) => request.headers["x-api-key"])).toEqual([
+      "mine-1234",
+      "mine-1234",
+      "mine-1234",
+    ]);
+    expect(everyHeader()).not.toContain(ENV_KEY);
+    expect(everyHeader()).not.toContain(KEY);
+  });
+
+  it("a gateway's own Authorization means ANTHROPIC_API_KEY is not sent", async () => {
+    vi.stubEnv("ANTHROPIC_API_KEY", ENV_KEY);
+    const { requests, url } = await serveOk();
+    await model(url, { apiKey: undefined, headers: { Authorization: "Bearer gw-token" } }).generate(
+      ask,
+    );
+    expect(requests[0]?.headers.authorization).toBe("Bearer gw-token");
+    expect(requests[0]?.headers["x-api-key"]).toBeUndefined();
+    expect(everyHeader()).not.toContain(ENV_KEY);
+  });
+
+  it("sends a user-agent naming the library and its version, which the user can override", async () => {
+    const { version } = JSON.parse(
+      readFileSync(new URL("../package.json", import.meta.url), "utf8"),
+    ) as { version: string };
+    const { requests, url } = await serveOk();
+    await model(url).generate(ask);
+    await collect(stream(model(url), ask));
+    await model(url, { headers: { "User-Agent": "my-app/1.0" } }).generate(ask);
+    const agents = requests.map((request) => request.headers["user-agent"]);
+    const ours = `toolnexus-anthropic/${version} node/${process.versions.node}`;
+    expect(agents).toEqual([ours, ours, "my-app/1.0"]);
+  });
+
+  it("the user's anthropic-version wins whatever its case", async () => {
+    const { requests, url } = await serveOk();
+    await model(url, { headers: { "Anthropic-Version": "2099-01-01" } }).generate(ask);
+    expect(requests[0]?.headers["anthropic-version"]).toBe("2099-01-01");
+  });
+
+  it("refuses a baseUrl without a scheme at construction, saying what to write", async () => {
+    expect(() => anthropic({ model: "m", baseUrl: "localhost:8787" })).toThrow(
+      'anthropic: "baseUrl" must be an absolute URL starting with http:// or https://, e.g. "http://localhost:8787"; got "localhost:8787"',
+    );
+    vi.stubEnv("ANTHROPIC_BASE_URL", "gateway.example/anthropic");
+    const fetch = vi.fn<typeof globalThis.fetch>();
+    await expect(anthropic({ model: "m", apiKey: KEY, fetch }).generate(ask)).rejects.toThrow(
+      /"ANTHROPIC_BASE_URL" must be .* e\.g\. "https:\/\/gateway\.example\/anthropic"/,
+    );
+    expect(fetch).not.toHaveBeenCalled();
   });
 });
 

@@ -6,6 +6,7 @@ import type {
   ModelStreamPart,
 } from "@toolnexus/core";
 import {
+  checkBaseUrl,
   credentialValues,
   type FetchFunction,
   type HttpSettings,
@@ -13,6 +14,7 @@ import {
   isLoopbackUrl,
   joinUrl,
   MissingApiKeyError,
+  mergeHeaders,
   parseEventData,
   postForStream,
   postJson,
@@ -21,10 +23,12 @@ import {
   retryOptions,
   streamEvents,
   urlPath,
+  userAgent,
 } from "@toolnexus/provider-utils";
 import { messagesRequestBody } from "./request.js";
 import { parseMessage } from "./response.js";
 import { MessageStreamAssembler } from "./stream.js";
+import { VERSION } from "./version.js";
 
 /** The Anthropic API, used when neither `baseUrl` nor `ANTHROPIC_BASE_URL` is set. */
 export const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
@@ -45,11 +49,17 @@ export interface AnthropicOptions {
    */
   baseUrl?: string;
   /**
-   * Sent as `x-api-key`. Defaults to `ANTHROPIC_API_KEY`. Not needed for a `baseUrl` on
-   * loopback, or when `headers` carry `x-api-key` / `authorization` themselves.
+   * Sent as `x-api-key`. Defaults to `ANTHROPIC_API_KEY` from the environment, which is not
+   * sent when `headers` carry their own `x-api-key`, `authorization` or `api-key` (in any letter
+   * case). Not needed for a `baseUrl` on loopback.
    */
   apiKey?: string;
-  /** Extra headers on every request (e.g. `anthropic-beta`); they win over the defaults. */
+  /**
+   * Extra headers on every request (e.g. `anthropic-beta`). Names are compared
+   * case-insensitively and these win over the defaults, `user-agent` (default
+   * `toolnexus-anthropic/<version> node/<version>`), `x-api-key` and `anthropic-version`
+   * included.
+   */
   headers?: Record<string, string>;
   /** The `fetch` to use; defaults to the global one. */
   fetch?: FetchFunction;
@@ -93,9 +103,8 @@ export function anthropic(options: AnthropicOptions): Model {
   if (typeof options?.model !== "string" || options.model.trim() === "") {
     throw new TypeError('anthropic: "model" must be a non-empty string, e.g. "claude-sonnet-4-5"');
   }
-  if (options.baseUrl !== undefined && !URL.canParse(options.baseUrl)) {
-    throw new TypeError(`anthropic: "baseUrl" is not a valid URL: ${options.baseUrl}`);
-  }
+  const givenBaseUrl =
+    options.baseUrl === undefined ? undefined : checkBaseUrl(PROVIDER, "baseUrl", options.baseUrl);
   const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
     throw new TypeError(`anthropic: maxTokens must be a whole number >= 1, got ${maxTokens}`);
@@ -103,17 +112,23 @@ export function anthropic(options: AnthropicOptions): Model {
   const { retries, retryBaseMs } = retryOptions(PROVIDER, options);
   const model = options.model;
   const requestParams = { ...options.requestParams };
-  const extraHeaders = { ...options.headers };
+  const extraHeaders = mergeHeaders(options.headers);
+  const agent = userAgent("toolnexus-anthropic", VERSION);
 
   const prepare = (signal: AbortSignal | undefined) => {
-    const baseUrl = options.baseUrl ?? readEnv("ANTHROPIC_BASE_URL") ?? ANTHROPIC_BASE_URL;
-    const apiKey = resolveKey(options, baseUrl);
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      "anthropic-version": ANTHROPIC_VERSION,
-    };
-    if (apiKey !== undefined) headers["x-api-key"] = apiKey;
-    Object.assign(headers, extraHeaders);
+    const envBaseUrl = readEnv("ANTHROPIC_BASE_URL");
+    const baseUrl =
+      givenBaseUrl ??
+      (envBaseUrl === undefined
+        ? ANTHROPIC_BASE_URL
+        : checkBaseUrl(PROVIDER, "ANTHROPIC_BASE_URL", envBaseUrl));
+    const apiKey = resolveKey(options.apiKey, baseUrl, extraHeaders);
+    const headers = mergeHeaders(
+      { "content-type": "application/json", "anthropic-version": ANTHROPIC_VERSION },
+      agent === undefined ? undefined : { "user-agent": agent },
+      apiKey === undefined ? undefined : { "x-api-key": apiKey },
+      extraHeaders,
+    );
     const secrets = [...(apiKey === undefined ? [] : [apiKey]), ...credentialValues(headers)];
     const http: HttpSettings = {
       provider: PROVIDER,
@@ -155,10 +170,19 @@ export function messagesUrl(baseUrl: string): string {
   return joinUrl(baseUrl, urlPath(baseUrl).endsWith("/v1") ? "messages" : "v1/messages");
 }
 
-function resolveKey(options: AnthropicOptions, baseUrl: string): string | undefined {
-  if (options.apiKey !== undefined && options.apiKey !== "") return options.apiKey;
+/**
+ * The API key to send as `x-api-key`: the given one, else `ANTHROPIC_API_KEY` unless the
+ * caller's headers carry their own credentials (a gateway's bearer token, an `x-api-key`).
+ */
+function resolveKey(
+  givenKey: string | undefined,
+  baseUrl: string,
+  headers: Readonly<Record<string, string>>,
+): string | undefined {
+  if (givenKey !== undefined && givenKey !== "") return givenKey;
+  if (hasCredentialHeader(headers)) return undefined;
   const key = readEnv("ANTHROPIC_API_KEY");
   if (key !== undefined) return key;
-  if (isLoopbackUrl(baseUrl) || hasCredentialHeader(options.headers ?? {})) return undefined;
+  if (isLoopbackUrl(baseUrl)) return undefined;
   throw new MissingApiKeyError(PROVIDER, ["ANTHROPIC_API_KEY"]);
 }

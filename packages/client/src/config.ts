@@ -23,6 +23,8 @@ export interface ResolvedConfig {
   waitTimeoutMs: number | undefined;
   waitFor: WaitFor | undefined;
   runs: RunStore;
+  /** True when `runs` is the default in-memory store (nothing outlives the process). */
+  defaultRuns: boolean;
   instrumentation: Instrumentation | undefined;
   leaseMs: number;
   owner: string;
@@ -129,6 +131,7 @@ export function resolveConfig(options: ClientOptions): ResolvedConfig {
     waitTimeoutMs: positive("waitTimeoutMs", options.waitTimeoutMs),
     waitFor: options.waitFor,
     runs: options.runs ?? memoryRunStore(),
+    defaultRuns: options.runs === undefined,
     instrumentation: checkedInstrumentation(options.instrumentation),
     leaseMs: positive("leaseMs", options.leaseMs) ?? 30_000,
     owner: options.owner ?? defaultOwner(),

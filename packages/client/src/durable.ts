@@ -205,6 +205,10 @@ export function parseAnswers(given: unknown): Answer[] {
   return answers;
 }
 
+/** Why an answer may find no request: the default store lives and dies with its process. */
+const IN_MEMORY_HINT =
+  "this client uses the default in-memory run store, which is lost when its process ends and is not shared with other processes; to resume in another process, give every client the same durable store as `runs` (sqliteStore from @toolnexus/store-sqlite, or postgresStore from @toolnexus/store-postgres)";
+
 /** Records answers that all belong to one run; returns that run's id. */
 export async function recordAnswers(
   config: ResolvedConfig,
@@ -214,7 +218,9 @@ export async function recordAnswers(
   let runId: string | undefined;
   for (const answer of answers) {
     const found = await store.getRequest(answer.id);
-    if (found === undefined) throw new SuspensionNotFoundError(answer.id);
+    if (found === undefined) {
+      throw new SuspensionNotFoundError(answer.id, config.defaultRuns ? IN_MEMORY_HINT : undefined);
+    }
     if (runId !== undefined && found.runId !== runId) {
       throw new ToolnexusError(
         "answers_mismatch",
@@ -239,5 +245,13 @@ export async function recordAnswers(
 
 /** Records one answer, validated, without running anything. */
 export async function recordAnswer(config: ResolvedConfig, given: unknown): Promise<AnswerReceipt> {
-  return config.runs.answer(parseAnswer(given));
+  const answer = parseAnswer(given);
+  try {
+    return await config.runs.answer(answer);
+  } catch (thrown) {
+    if (config.defaultRuns && (thrown as { code?: unknown })?.code === "suspension_not_found") {
+      throw new SuspensionNotFoundError(answer.id, IN_MEMORY_HINT);
+    }
+    throw thrown;
+  }
 }

@@ -115,7 +115,16 @@ function generate(
 ): Promise<ModelResponse> {
   const { model } = run.config;
   const options = signal === undefined ? {} : { signal };
-  if (!run.streaming || model.stream === undefined) return model.generate(request, options);
+  if (!run.streaming) return model.generate(request, options);
+  if (model.stream === undefined) {
+    // A model that cannot stream still shows its answer in a stream: its text as one event.
+    return model.generate(request, options).then((response) => {
+      if (response.text !== "" && !signal?.aborted) {
+        run.emit({ type: "text", delta: response.text, turn });
+      }
+      return response;
+    });
+  }
   return streamed(run, model.stream.bind(model), request, options, turn);
 }
 

@@ -116,7 +116,7 @@ async function settleGeneral(
     const request: Request = {
       id: randomId("pnd"),
       kind: "approval",
-      prompt: `Allow ${tool.name} to run with ${call.rawArgs || JSON.stringify(call.args)}?`,
+      prompt: approvalPrompt(tool, call),
     };
     return suspend(run, call, tool, call.args, messageId, request, true, undefined);
   }
@@ -124,6 +124,19 @@ async function settleGeneral(
   const request = pendingOf(first.result);
   if (request === undefined) return final(run, call, tool, first.args, messageId, first);
   return suspend(run, call, tool, first.args, messageId, request, false, first);
+}
+
+/** The tool's own approval prompt when it has one that works, else the arguments as JSON. */
+function approvalPrompt(tool: Tool, call: ToolCall): string {
+  if (tool.approvalPrompt !== undefined) {
+    try {
+      const prompt = tool.approvalPrompt(call.args);
+      if (typeof prompt === "string" && prompt.trim() !== "") return prompt;
+    } catch {
+      // A broken prompt must not keep the human from being asked: fall back to the default.
+    }
+  }
+  return `Allow ${tool.name} to run with ${call.rawArgs || JSON.stringify(call.args)}?`;
 }
 
 /** True when no budget and no run signal can stop a call of this tool. */

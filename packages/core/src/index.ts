@@ -68,5 +68,5 @@ export type {
 } from "./stores.js";
 export type { JSONSchema, Tool, ToolSource, ToolSpec } from "./tool.js";
 export { sanitize } from "./tool.js";
-export type { Answer, AnswerReason, Request, RequestKind } from "./wire.js";
+export type { Answer, AnswerReason, Request, RequestKind, WireSchema } from "./wire.js";
 export { AnswerSchema, parseAnswer, parseRequest, RequestSchema } from "./wire.js";

@@ -48,6 +48,13 @@ export interface Tool {
     | boolean
     | ((args: Record<string, unknown>, ctx: ToolContext) => boolean | Promise<boolean>);
   /**
+   * The prompt of the approval Request that {@link needsApproval} asks, written for the human
+   * who decides (e.g. `"Deploy 1.4.2 to production?"` from the call's arguments). Defaults to
+   * `Allow <name> to run with <arguments as JSON>?`, which is also used when this throws or
+   * returns an empty string.
+   */
+  approvalPrompt?: (args: Record<string, unknown>) => string;
+  /**
    * When true, a declined or expired answer runs the tool again with the not-ok Answer in
    * `ctx.answer`, so it can handle the refusal itself (clean up, explain, pass it on). By
    * default the loop answers the model with `declined/expired: <prompt>` and does not run it.

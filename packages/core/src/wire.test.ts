@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { WireFormatError } from "./errors.js";
-import { type Answer, parseAnswer, parseRequest, type Request } from "./wire.js";
+import {
+  type Answer,
+  AnswerSchema,
+  parseAnswer,
+  parseRequest,
+  type Request,
+  RequestSchema,
+} from "./wire.js";
 
 function rejection(fn: () => unknown): WireFormatError {
   try {
@@ -138,6 +145,51 @@ describe("Answer wire data", () => {
       '"id" is required',
       '"ok" must be a boolean',
       '"data" must be an object',
+    ]);
+  });
+});
+
+describe("RequestSchema and AnswerSchema", () => {
+  it("are Standard Schemas that return the canonical value or issues with paths", async () => {
+    const std = AnswerSchema["~standard"];
+    expect(std).toMatchObject({ version: 1, vendor: "toolnexus" });
+    expect(await std.validate({ ok: false, extra: 1, reason: "declined", id: "a" })).toEqual({
+      value: { id: "a", ok: false, reason: "declined" },
+    });
+    expect(await std.validate({ id: "a", ok: "yes" })).toEqual({
+      issues: [{ message: '"ok" must be a boolean', path: ["ok"] }],
+    });
+    expect(await RequestSchema["~standard"].validate("{}")).toEqual({
+      issues: [{ message: "expected an object, got string" }],
+    });
+  });
+
+  it("parse and safeParse like zod's, with WireFormatError as the error", () => {
+    expect(RequestSchema.parse({ id: "r", kind: "input", prompt: "p", url: null })).toEqual({
+      id: "r",
+      kind: "input",
+      prompt: "p",
+    });
+    expect(rejection(() => RequestSchema.parse({ id: "r" })).issues).toEqual([
+      '"kind" is required',
+      '"prompt" is required',
+    ]);
+    const failed = AnswerSchema.safeParse({ id: "a", ok: true, reason: "declined" });
+    expect(failed.success).toBe(false);
+    if (!failed.success) expect(failed.error.field).toBe("reason");
+    expect(AnswerSchema.safeParse({ id: "a", ok: true })).toEqual({
+      success: true,
+      data: { id: "a", ok: true },
+    });
+  });
+
+  it("report a non-string field once, and a refusal reason on an ok answer with other problems", () => {
+    expect(rejection(() => parseRequest({ id: [], kind: "k", prompt: "p" })).issues).toEqual([
+      '"id" must be a string',
+    ]);
+    expect(rejection(() => parseAnswer({ ok: true, reason: "expired" })).issues).toEqual([
+      '"id" is required',
+      '"reason" is only allowed when "ok" is false',
     ]);
   });
 });

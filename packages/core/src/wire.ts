@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { WireFormatError } from "./errors.js";
 
 /** The kinds of human input a tool can ask for; any other string is allowed too. */
@@ -38,52 +38,89 @@ export interface Answer {
   reason?: AnswerReason;
 }
 
-const REASONS = ["declined", "cancelled", "expired"] as const;
+const REASONS: readonly string[] = ["declined", "cancelled", "expired"];
 
-// Other ports serialise absent optionals as null; accept that on input and drop it.
-const absent = z.null().transform(() => undefined);
-const plainObject = z.custom<Record<string, unknown>>(
-  (value) => typeof value === "object" && value !== null && !Array.isArray(value),
-);
+/** One problem with a field of wire data. */
+interface Issue {
+  field: string;
+  message: string;
+}
 
-/** Zod schema of a {@link Request}. Unknown keys are dropped; `null` optionals count as absent. */
-export const RequestSchema = z.object({
-  id: z.string({ error: '"id" must be a string' }).min(1, { error: '"id" must not be empty' }),
-  kind: z
-    .string({ error: '"kind" must be a string' })
-    .min(1, { error: '"kind" must not be empty' }),
-  prompt: z.string({ error: '"prompt" must be a string' }),
-  url: z.union([z.string(), absent], { error: '"url" must be a string' }).optional(),
-  data: z.union([plainObject, absent], { error: '"data" must be an object' }).optional(),
-  expiresAt: z
-    .union(
-      [
-        z.string().refine((value) => !Number.isNaN(Date.parse(value)), {
-          error: '"expiresAt" must be an ISO 8601 date-time',
-        }),
-        absent,
-      ],
-      { error: '"expiresAt" must be an ISO 8601 date-time string' },
-    )
-    .optional(),
-});
+// Wire data is small and fixed, so it is checked by hand: core needs no schema library.
+// Other ports serialise absent optionals as null; null and undefined both count as absent.
 
-/** Zod schema of an {@link Answer}. Unknown keys are dropped; `null` optionals count as absent. */
-export const AnswerSchema = z
-  .object({
-    id: z.string({ error: '"id" must be a string' }).min(1, { error: '"id" must not be empty' }),
-    ok: z.boolean({ error: '"ok" must be a boolean' }),
-    data: z.union([plainObject, absent], { error: '"data" must be an object' }).optional(),
-    reason: z
-      .union([z.enum(REASONS), absent], {
-        error: '"reason" must be one of "declined", "cancelled", "expired"',
-      })
-      .optional(),
-  })
-  .refine((answer) => !(answer.ok && answer.reason !== undefined), {
-    error: '"reason" is only allowed when "ok" is false',
-    path: ["reason"],
-  });
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A required non-empty string field. */
+function requiredString(
+  record: Record<string, unknown>,
+  field: string,
+  issues: Issue[],
+  { nonEmpty = true } = {},
+): void {
+  const value = record[field];
+  if (value === undefined) issues.push({ field, message: `"${field}" is required` });
+  else if (typeof value !== "string")
+    issues.push({ field, message: `"${field}" must be a string` });
+  else if (nonEmpty && value.length === 0)
+    issues.push({ field, message: `"${field}" must not be empty` });
+}
+
+/** An optional field: absent (undefined or null) or accepted by `accepts`. */
+function optional(
+  record: Record<string, unknown>,
+  field: string,
+  issues: Issue[],
+  accepts: (value: unknown) => boolean,
+  message: string,
+): void {
+  const value = record[field];
+  if (value !== undefined && value !== null && !accepts(value)) issues.push({ field, message });
+}
+
+const isString = (value: unknown) => typeof value === "string";
+const isDate = (value: unknown) => typeof value === "string" && !Number.isNaN(Date.parse(value));
+
+function checkRequest(record: Record<string, unknown>): Issue[] {
+  const issues: Issue[] = [];
+  requiredString(record, "id", issues);
+  requiredString(record, "kind", issues);
+  requiredString(record, "prompt", issues, { nonEmpty: false });
+  optional(record, "url", issues, isString, '"url" must be a string');
+  optional(record, "data", issues, isPlainObject, '"data" must be an object');
+  optional(
+    record,
+    "expiresAt",
+    issues,
+    isDate,
+    typeof record.expiresAt === "string"
+      ? '"expiresAt" must be an ISO 8601 date-time'
+      : '"expiresAt" must be an ISO 8601 date-time string',
+  );
+  return issues;
+}
+
+function checkAnswer(record: Record<string, unknown>): Issue[] {
+  const issues: Issue[] = [];
+  requiredString(record, "id", issues);
+  if (record.ok === undefined) issues.push({ field: "ok", message: '"ok" is required' });
+  else if (typeof record.ok !== "boolean")
+    issues.push({ field: "ok", message: '"ok" must be a boolean' });
+  optional(record, "data", issues, isPlainObject, '"data" must be an object');
+  optional(
+    record,
+    "reason",
+    issues,
+    (value) => REASONS.includes(value as string),
+    '"reason" must be one of "declined", "cancelled", "expired"',
+  );
+  if (record.ok === true && REASONS.includes(record.reason as string)) {
+    issues.push({ field: "reason", message: '"reason" is only allowed when "ok" is false' });
+  }
+  return issues;
+}
 
 function describe(value: unknown): string {
   if (value === null) return "null";
@@ -91,11 +128,31 @@ function describe(value: unknown): string {
   return typeof value;
 }
 
+/** Checks an already-parsed value; never throws. */
+function check<T>(
+  value: unknown,
+  checkFields: (record: Record<string, unknown>) => Issue[],
+  build: (record: Record<string, unknown>) => T,
+): { value: T } | { issues: Issue[] } {
+  if (!isPlainObject(value)) {
+    return { issues: [{ field: "", message: `expected an object, got ${describe(value)}` }] };
+  }
+  const issues = checkFields(value);
+  return issues.length === 0 ? { value: build(value) } : { issues };
+}
+
+function wireFormatError(what: "Request" | "Answer", issues: readonly Issue[]): WireFormatError {
+  return new WireFormatError(
+    what,
+    issues.map(({ field, message }) => (field === "" ? { message } : { field, message })),
+  );
+}
+
 function parseWith<T>(
   what: "Request" | "Answer",
-  schema: z.ZodType<unknown>,
   input: unknown,
-  build: (value: Record<string, unknown>) => T,
+  checkFields: (record: Record<string, unknown>) => Issue[],
+  build: (record: Record<string, unknown>) => T,
 ): T {
   let value = input;
   if (typeof input === "string") {
@@ -107,24 +164,9 @@ function parseWith<T>(
       ]);
     }
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new WireFormatError(what, [{ message: `expected an object, got ${describe(value)}` }]);
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    throw new WireFormatError(
-      what,
-      parsed.error.issues.map((issue) => {
-        const field = issue.path.map(String).join(".");
-        const missing =
-          issue.path.length === 1 &&
-          (value as Record<PropertyKey, unknown>)[issue.path[0]!] === undefined;
-        const message = missing ? `"${field}" is required` : issue.message;
-        return { field, message };
-      }),
-    );
-  }
-  return build(parsed.data as Record<string, unknown>);
+  const checked = check(value, checkFields, build);
+  if ("issues" in checked) throw wireFormatError(what, checked.issues);
+  return checked.value;
 }
 
 // Rebuild in the fixed key order so JSON.stringify of a parsed value is canonical.
@@ -134,25 +176,81 @@ function buildRequest(v: Record<string, unknown>): Request {
     kind: v.kind as string,
     prompt: v.prompt as string,
   };
-  if (v.url !== undefined) request.url = v.url as string;
-  if (v.data !== undefined) request.data = v.data as Record<string, unknown>;
-  if (v.expiresAt !== undefined) request.expiresAt = v.expiresAt as string;
+  if (v.url != null) request.url = v.url as string;
+  if (v.data != null) request.data = v.data as Record<string, unknown>;
+  if (v.expiresAt != null) request.expiresAt = v.expiresAt as string;
   return request;
 }
 
 function buildAnswer(v: Record<string, unknown>): Answer {
   const answer: Answer = { id: v.id as string, ok: v.ok as boolean };
-  if (v.data !== undefined) answer.data = v.data as Record<string, unknown>;
-  if (v.reason !== undefined) answer.reason = v.reason as AnswerReason;
+  if (v.data != null) answer.data = v.data as Record<string, unknown>;
+  if (v.reason != null) answer.reason = v.reason as AnswerReason;
   return answer;
 }
+
+/**
+ * A validator of one kind of wire data. It is a Standard Schema (`~standard`), so any library
+ * that accepts one (a router's body validator, a form library) can use it directly, and it has
+ * zod-style `parse` and `safeParse`. It checks an already-parsed value; `parseRequest` and
+ * `parseAnswer` also accept JSON text.
+ */
+export interface WireSchema<T> extends StandardSchemaV1<T, T> {
+  /** The value with keys in the fixed order and absent optionals left out; throws a {@link WireFormatError}. */
+  parse(value: unknown): T;
+  /** Like `parse`, without throwing. */
+  safeParse(
+    value: unknown,
+  ): { success: true; data: T } | { success: false; error: WireFormatError };
+}
+
+function wireSchema<T>(
+  what: "Request" | "Answer",
+  checkFields: (record: Record<string, unknown>) => Issue[],
+  build: (record: Record<string, unknown>) => T,
+): WireSchema<T> {
+  const fromValue = (value: unknown) => check(value, checkFields, build);
+  const failure = (issues: readonly Issue[]) => wireFormatError(what, issues);
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "toolnexus",
+      validate(value) {
+        const checked = fromValue(value);
+        if ("value" in checked) return { value: checked.value };
+        return {
+          issues: checked.issues.map(({ field, message }) =>
+            field === "" ? { message } : { message, path: [field] },
+          ),
+        };
+      },
+    },
+    parse(value) {
+      const checked = fromValue(value);
+      if ("issues" in checked) throw failure(checked.issues);
+      return checked.value;
+    },
+    safeParse(value) {
+      const checked = fromValue(value);
+      return "issues" in checked
+        ? { success: false, error: failure(checked.issues) }
+        : { success: true, data: checked.value };
+    },
+  };
+}
+
+/** Validator of a {@link Request}. Unknown keys are dropped; `null` optionals count as absent. */
+export const RequestSchema: WireSchema<Request> = wireSchema("Request", checkRequest, buildRequest);
+
+/** Validator of an {@link Answer}. Unknown keys are dropped; `null` optionals count as absent. */
+export const AnswerSchema: WireSchema<Answer> = wireSchema("Answer", checkAnswer, buildAnswer);
 
 /**
  * Validates a Request from the wire (a JSON string or an already-parsed value). Throws a
  * {@link WireFormatError} naming the bad field; unknown keys are dropped.
  */
 export function parseRequest(json: unknown): Request {
-  return parseWith("Request", RequestSchema, json, buildRequest);
+  return parseWith("Request", json, checkRequest, buildRequest);
 }
 
 /**
@@ -162,5 +260,5 @@ export function parseRequest(json: unknown): Request {
  * keys are dropped.
  */
 export function parseAnswer(json: unknown): Answer {
-  return parseWith("Answer", AnswerSchema, json, buildAnswer);
+  return parseWith("Answer", json, checkAnswer, buildAnswer);
 }

@@ -7,3 +7,4 @@ export type {
 } from "./native-tool.js";
 export { nativeTool } from "./native-tool.js";
 export { toToolResult } from "./normalize.js";
+export { InputSchemaError } from "./schema.js";

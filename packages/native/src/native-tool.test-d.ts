@@ -1,7 +1,13 @@
 // Type-level tests: run by `vitest` (typecheck mode) and by `tsc --noEmit`.
 import type { Tool, ToolContext } from "@toolnexus/core";
+import { toStandardJsonSchema } from "@valibot/to-json-schema";
+import { type } from "arktype";
+import * as v from "valibot";
 import { describe, expectTypeOf, it } from "vitest";
 import { z } from "zod";
+import * as zm from "zod/mini";
+import { z as z3 } from "zod3";
+import * as z3v4 from "zod3/v4";
 import { nativeTool } from "./native-tool.js";
 
 describe("nativeTool types", () => {
@@ -77,6 +83,111 @@ describe("nativeTool types", () => {
         expectTypeOf(args).toEqualTypeOf<{ all: boolean }>();
         return args.all;
       },
+      run: () => "",
+    });
+  });
+});
+
+describe("args typed from any Standard Schema (StandardSchemaV1.InferOutput)", () => {
+  it("zod 4: the output type (defaults filled, transforms applied)", () => {
+    nativeTool({
+      name: "z4",
+      description: "d",
+      input: z.object({
+        city: z.string(),
+        units: z.enum(["metric", "imperial"]).default("metric"),
+        days: z.string().transform(Number),
+      }),
+      run: (args) => {
+        expectTypeOf(args).toEqualTypeOf<{
+          city: string;
+          units: "metric" | "imperial";
+          days: number;
+        }>();
+      },
+    });
+    nativeTool({
+      name: "mini",
+      description: "d",
+      input: zm.object({ n: zm.number(), s: zm.optional(zm.string()) }),
+      inputSchema: { type: "object" },
+      run: (args) => {
+        expectTypeOf(args).toEqualTypeOf<{ n: number; s?: string | undefined }>();
+      },
+    });
+  });
+
+  it('zod 3 and zod 3.25\'s "zod/v4"', () => {
+    nativeTool({
+      name: "z3",
+      description: "d",
+      input: z3.object({ a: z3.number(), b: z3.string().optional() }),
+      inputSchema: { type: "object" },
+      ctx: true,
+      run: (args, ctx) => {
+        expectTypeOf(args).toEqualTypeOf<{ a: number; b?: string | undefined }>();
+        expectTypeOf(ctx).toEqualTypeOf<ToolContext>();
+      },
+    });
+    nativeTool({
+      name: "z3v4",
+      description: "d",
+      input: z3v4.z.object({ a: z3v4.z.number() }),
+      inputSchema: { type: "object" },
+      needsApproval: (args) => {
+        expectTypeOf(args).toEqualTypeOf<{ a: number }>();
+        return args.a > 1;
+      },
+      run: (args) => {
+        expectTypeOf(args).toEqualTypeOf<{ a: number }>();
+      },
+    });
+  });
+
+  it("valibot, bare or wrapped, and arktype", () => {
+    const person = v.object({ name: v.string(), age: v.optional(v.number(), 0) });
+    type Person = { name: string; age: number };
+    nativeTool({
+      name: "valibot",
+      description: "d",
+      input: toStandardJsonSchema(person),
+      run: (args) => {
+        expectTypeOf(args).toEqualTypeOf<Person>();
+      },
+    });
+    nativeTool({
+      name: "valibot_bare",
+      description: "d",
+      input: person,
+      inputSchema: { type: "object" },
+      run: (args) => {
+        expectTypeOf(args).toEqualTypeOf<Person>();
+      },
+    });
+    nativeTool({
+      name: "ark",
+      description: "d",
+      input: type({ city: "string", "days?": "number" }),
+      run: (args) => {
+        expectTypeOf(args).toEqualTypeOf<{ city: string; days?: number }>();
+      },
+    });
+  });
+
+  it("refuses a schema whose output is not an object, and a non-JSON-Schema inputSchema", () => {
+    nativeTool({
+      name: "scalar",
+      description: "d",
+      // @ts-expect-error the arguments are an object: a string schema cannot describe them
+      input: z.string(),
+      run: () => "",
+    });
+    nativeTool({
+      name: "bad_input_schema",
+      description: "d",
+      input: z.object({ a: z.number() }),
+      // @ts-expect-error inputSchema is JSON Schema, not a schema object
+      inputSchema: "object",
       run: () => "",
     });
   });

@@ -152,7 +152,7 @@ describe("JSON Schema input", () => {
 
   it("checks required fields, primitive types, enums and unknown keys", async () => {
     expect((await tool.execute({ limit: 2.5, mode: "slow", other: 1 })).output).toBe(
-      'invalid arguments for lookup: q: required; limit: expected integer, received number; mode: expected one of "fast", "full"; other: unknown field',
+      'invalid arguments for lookup: q: required; other: unknown field; limit: expected integer, received number; mode: expected one of "fast", "full"',
     );
     expect((await tool.execute({ q: "x", limit: 3 })).output).toBe('{"q":"x","limit":3}');
   });

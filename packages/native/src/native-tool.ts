@@ -1,3 +1,4 @@
+import type { StandardSchemaV1 } from "@standard-schema/spec";
 import {
   error,
   type JSONSchema,
@@ -6,24 +7,37 @@ import {
   type ToolResult,
   type ToolSource,
 } from "@toolnexus/core";
-import { z } from "zod";
-import type * as zc from "zod/v4/core";
 import { messageOf, toToolResult } from "./normalize.js";
-import { checkJsonSchema } from "./validate.js";
+import { type Checked, resolveInput } from "./schema.js";
 
-/** A zod object schema or a plain JSON Schema object describing the arguments. */
-export type NativeInput = zc.$ZodType<Record<string, unknown>> | JSONSchema;
+/**
+ * The arguments' schema: any Standard Schema whose output is an object (zod 3.24+, zod 4,
+ * valibot, arktype, …), or a plain JSON Schema object.
+ */
+export type NativeInput = StandardSchemaV1<unknown, Record<string, unknown>> | JSONSchema;
 
-/** `run`'s argument type: inferred from a zod schema, a plain record otherwise. */
-export type ArgsOf<I> = I extends zc.$ZodType ? zc.output<I> : Record<string, unknown>;
+/** `run`'s argument type: a Standard Schema's output type, a plain record otherwise. */
+export type ArgsOf<I> = I extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<I>
+  : Record<string, unknown>;
 
 interface NativeToolBase<I extends NativeInput | undefined> {
   /** The name the model calls: letters, digits, `_` and `-`, at most 64 characters. */
   name: string;
   /** What the tool does, written for the model. */
   description: string;
-  /** The arguments: a zod object schema (validated, and `run`'s args are typed) or JSON Schema. */
+  /**
+   * The arguments: a Standard Schema (validated through `~standard`, and `run`'s args are
+   * typed from it) or a plain JSON Schema object (validated in full). Omitted: no arguments.
+   */
   input?: I;
+  /**
+   * The JSON Schema the model sees, when `input` is a Standard Schema whose library cannot
+   * produce one (zod 3, plain valibot) or you want to send something else. Defaults to the
+   * library's own conversion of `input`. Typed loosely (`object`) so any library's JSON Schema
+   * type fits (`z.toJSONSchema(…)`, valibot's `toJsonSchema(…)`); it must be a plain object.
+   */
+  inputSchema?: JSONSchema | object;
   /** Default time budget for one call, in milliseconds. */
   timeoutMs?: number;
   /** Ask a human before each call (or when the function says so). */
@@ -52,40 +66,9 @@ export type NativeToolDefinition<I extends NativeInput | undefined> =
   | NativeToolWithoutContext<I>;
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-const NO_INPUT: JSONSchema = { type: "object", properties: {}, additionalProperties: false };
 
-function isZod(input: unknown): input is zc.$ZodType {
-  return typeof input === "object" && input !== null && "_zod" in input;
-}
-
-function zodToJsonSchema(schema: zc.$ZodType): JSONSchema {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "input" }) as JSONSchema;
-  return json;
-}
-
-type Validator = (
-  args: Record<string, unknown>,
-) => { args: Record<string, unknown> } | { problems: string[] };
-
-function validatorFor(input: NativeInput | undefined): Validator {
-  if (input === undefined) return (args) => ({ args });
-  if (isZod(input)) {
-    return (args) => {
-      const parsed = z.safeParse(input, args);
-      if (parsed.success) return { args: parsed.data as Record<string, unknown> };
-      return {
-        problems: parsed.error.issues.map(
-          (issue) => `${issue.path.map(String).join(".") || "(arguments)"}: ${issue.message}`,
-        ),
-      };
-    };
-  }
-  const schema = input as JSONSchema;
-  return (args) => {
-    const problems = checkJsonSchema(schema, args);
-    return problems.length === 0 ? { args } : { problems };
-  };
-}
+const invalid = (name: string, checked: { problems: string[] }) =>
+  error(`invalid arguments for ${name}: ${checked.problems.join("; ")}`);
 
 /**
  * Turns a plain function into a {@link Tool}.
@@ -127,13 +110,7 @@ export function nativeTool<I extends NativeInput | undefined>(
       `nativeTool "${name}": timeoutMs must be a positive number of milliseconds`,
     );
   }
-  const validate = validatorFor(input);
-  const inputSchema: JSONSchema =
-    input === undefined
-      ? { ...NO_INPUT, properties: {} }
-      : isZod(input)
-        ? zodToJsonSchema(input)
-        : (input as JSONSchema);
+  const { check, inputSchema } = resolveInput(name, input, definition.inputSchema);
   const wantsContext = definition.ctx === true;
   const run = definition.run as (args: unknown, ctx?: ToolContext) => unknown;
 
@@ -143,11 +120,10 @@ export function nativeTool<I extends NativeInput | undefined>(
     inputSchema,
     source: definition.source ?? "native",
     async execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult> {
-      const checked = validate(args ?? {});
-      if ("problems" in checked) {
-        return error(`invalid arguments for ${name}: ${checked.problems.join("; ")}`);
-      }
       try {
+        let checked = check(args ?? {});
+        if (checked instanceof Promise) checked = await checked;
+        if ("problems" in checked) return invalid(name, checked);
         // Exactly one argument unless the tool opted in, so an optional second parameter is
         // never handed a context by surprise.
         const value = wantsContext ? await run(checked.args, ctx ?? {}) : await run(checked.args);
@@ -161,9 +137,13 @@ export function nativeTool<I extends NativeInput | undefined>(
   if (typeof needsApproval === "function") {
     const decide = needsApproval as (args: unknown, ctx: ToolContext) => boolean | Promise<boolean>;
     // Invalid arguments never need approval: the call will fail validation without running.
+    const decideChecked = (checked: Checked, ctx: ToolContext) =>
+      "problems" in checked ? false : decide(checked.args, ctx);
     tool.needsApproval = (args, ctx) => {
-      const checked = validate(args ?? {});
-      return "problems" in checked ? false : decide(checked.args, ctx);
+      const checked = check(args ?? {});
+      return checked instanceof Promise
+        ? checked.then((settled) => decideChecked(settled, ctx))
+        : decideChecked(checked, ctx);
     };
   } else if (needsApproval !== undefined) {
     tool.needsApproval = needsApproval;

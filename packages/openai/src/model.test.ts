@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
 import type { Model, ModelRequest, ModelStreamPart, ToolSpec } from "@toolnexus/core";
 import { MissingApiKeyError, ProviderError } from "@toolnexus/provider-utils";
 import {
+  type MockHandler,
   type MockReply,
   type MockServer,
   splitBytes,
@@ -35,6 +37,11 @@ afterEach(async () => {
 
 async function serve(script: readonly MockReply[]): Promise<MockServer> {
   server = await startMockServer(script);
+  return server;
+}
+
+async function serveWith(handler: MockHandler): Promise<MockServer> {
+  server = await startMockServer(handler);
   return server;
 }
 
@@ -269,11 +276,21 @@ describe("openai API key", () => {
     expect(requests[0]?.headers.authorization).toBe("Bearer sk-from-env-1111");
   });
 
-  it("falls back to OPENROUTER_API_KEY", async () => {
+  it("never sends OPENROUTER_API_KEY to a host that is not OpenRouter", async () => {
     vi.stubEnv("OPENROUTER_API_KEY", "sk-or-from-env-2222");
     const { requests, url } = await serve([{ json: completion({ text: "ok" }) }]);
     await model(url, { apiKey: undefined }).generate(ask);
-    expect(requests[0]?.headers.authorization).toBe("Bearer sk-or-from-env-2222");
+    expect(requests[0]?.headers.authorization).toBeUndefined();
+    expect(JSON.stringify(requests[0]?.headers)).not.toContain("sk-or-from-env-2222");
+
+    const fetch = vi.fn<typeof globalThis.fetch>();
+    const gateway = openai({ model: "m", baseUrl: "https://gateway.example/v1", fetch });
+    const error = await failure(gateway.generate(ask));
+    expect(error).toBeInstanceOf(MissingApiKeyError);
+    expect((error as Error).message).toBe(
+      "openai: no API key: pass { apiKey } or set OPENAI_API_KEY (a baseUrl on localhost needs none). OPENROUTER_API_KEY is set but is only sent to openrouter.ai, not to gateway.example",
+    );
+    expect(fetch).not.toHaveBeenCalled();
   });
 
   it("a missing key is a clear error at the first call, naming the variables", async () => {
@@ -337,9 +354,110 @@ describe("openai API key", () => {
     expect(() => openai({ model: "m", retries: -1 })).toThrow(/retries/);
   });
 
+  it("refuses a baseUrl without a scheme at construction, saying what to write", async () => {
+    expect(() => openai({ model: "m", baseUrl: "localhost:8787/v1" })).toThrow(
+      'openai: "baseUrl" must be an absolute URL starting with http:// or https://, e.g. "http://localhost:8787/v1"; got "localhost:8787/v1"',
+    );
+    expect(() => openai({ model: "m", baseUrl: "api.example.com/v1" })).toThrow(
+      /e\.g\. "https:\/\/api\.example\.com\/v1"/,
+    );
+    // OPENAI_BASE_URL is read at each call: the same mistake there fails the call, naming it.
+    vi.stubEnv("OPENAI_BASE_URL", "localhost:8787/v1");
+    const fetch = vi.fn<typeof globalThis.fetch>();
+    await expect(openai({ model: "m", apiKey: KEY, fetch }).generate(ask)).rejects.toThrow(
+      /"OPENAI_BASE_URL" must be an absolute URL .* e\.g\. "http:\/\/localhost:8787\/v1"/,
+    );
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
   it("has a readable id", () => {
     expect(openai({ model: "gpt-4o-mini" }).id).toBe("openai:gpt-4o-mini");
     expect(openai({ model: "gpt-4o-mini", id: "mine" }).id).toBe("mine");
+  });
+});
+
+describe("openai headers: the user's win, and no secret goes where it does not belong", () => {
+  const ENV_KEY = "sk-env-openai-5555";
+  const ENV_OR_KEY = "sk-or-env-6666";
+
+  /** Answers "ok", as a stream when the request asks for one. */
+  function serveOk(): Promise<MockServer> {
+    return serveWith((request) =>
+      (request.body as ChatRequestBody).stream === true
+        ? { chunks: [streamBody({ text: ["ok"] })] }
+        : { json: completion({ text: "ok" }) },
+    );
+  }
+
+  /** Every header value of every request the server saw, for "never sent" checks. */
+  function everyHeader(): string {
+    return JSON.stringify(server?.requests.map((request) => request.headers));
+  }
+
+  it("a user's Authorization in any letter case replaces the key, never joined with it", async () => {
+    vi.stubEnv("OPENAI_API_KEY", ENV_KEY);
+    const { requests, url } = await serveOk();
+    await model(url, { apiKey: undefined, headers: { Authorization: "Bearer mine" } }).generate(
+      ask,
+    );
+    await collect(
+      stream(model(url, { apiKey: undefined, headers: { AUTHORIZATION: "Bearer mine" } }), ask),
+    );
+    // An explicit apiKey loses to the user's own header too.
+    await model(url, { headers: { authorization: "Bearer mine" } }).generate(ask);
+    expect(requests.map((request) => request.headers.authorization)).toEqual([
+      "Bearer mine",
+      "Bearer mine",
+      "Bearer mine",
+    ]);
+    expect(everyHeader()).not.toContain(ENV_KEY);
+    expect(everyHeader()).not.toContain(KEY);
+  });
+
+  it("an Azure-style api-key header means no key from the environment is sent", async () => {
+    vi.stubEnv("OPENAI_API_KEY", ENV_KEY);
+    vi.stubEnv("OPENROUTER_API_KEY", ENV_OR_KEY);
+    const { requests, url } = await serve([{ json: completion({ text: "ok" }) }]);
+    await openai({
+      model: "my-deployment",
+      baseUrl: `${url}/openai/deployments/my-deployment?api-version=2024-10-21`,
+      headers: { "API-Key": "azure-key-1234" },
+    }).generate(ask);
+    expect(requests[0]?.headers["api-key"]).toBe("azure-key-1234");
+    expect(requests[0]?.headers.authorization).toBeUndefined();
+    expect(everyHeader()).not.toContain(ENV_KEY);
+    expect(everyHeader()).not.toContain(ENV_OR_KEY);
+  });
+
+  it("a gateway that needs a key still gets OPENAI_API_KEY when it has none of its own", async () => {
+    vi.stubEnv("OPENAI_API_KEY", ENV_KEY);
+    vi.stubEnv("OPENROUTER_API_KEY", ENV_OR_KEY);
+    const { requests, url } = await serve([{ json: completion({ text: "ok" }) }]);
+    await openai({ model: "m", baseUrl: `${url}/v1` }).generate(ask);
+    expect(requests[0]?.headers.authorization).toBe(`Bearer ${ENV_KEY}`);
+    expect(everyHeader()).not.toContain(ENV_OR_KEY);
+  });
+
+  it("sends a user-agent naming the library and its version, which the user can override", async () => {
+    const { version } = JSON.parse(
+      readFileSync(new URL("../package.json", import.meta.url), "utf8"),
+    ) as { version: string };
+    const { requests, url } = await serveOk();
+    await model(url).generate(ask);
+    await collect(stream(model(url), ask));
+    await model(url, { headers: { "User-Agent": "my-app/1.0" } }).generate(ask);
+    const agents = requests.map((request) => request.headers["user-agent"]);
+    const ours = `toolnexus-openai/${version} node/${process.versions.node}`;
+    expect(agents).toEqual([ours, ours, "my-app/1.0"]);
+  });
+
+  it("the user's headers win over the adapter's own, whatever their case", async () => {
+    const { requests, url } = await serve([{ json: completion({ text: "ok" }) }]);
+    await model(url, {
+      headers: { "Content-Type": "application/json; charset=utf-8", "X-Title": "t" },
+    }).generate(ask);
+    expect(requests[0]?.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(requests[0]?.headers["x-title"]).toBe("t");
   });
 });
 

@@ -6,6 +6,7 @@ import type {
   ModelStreamPart,
 } from "@toolnexus/core";
 import {
+  checkBaseUrl,
   credentialValues,
   type FetchFunction,
   type HttpSettings,
@@ -13,16 +14,19 @@ import {
   isLoopbackUrl,
   joinUrl,
   MissingApiKeyError,
+  mergeHeaders,
   parseEventData,
   postForStream,
   postJson,
   readEnv,
   retryOptions,
   streamEvents,
+  userAgent,
 } from "@toolnexus/provider-utils";
 import { chatRequestBody } from "./request.js";
 import { parseChatCompletion } from "./response.js";
 import { ChatStreamAssembler } from "./stream.js";
+import { VERSION } from "./version.js";
 
 /** The OpenAI API, used when neither `baseUrl` nor `OPENAI_BASE_URL` is set. */
 export const OPENAI_BASE_URL = "https://api.openai.com/v1";
@@ -41,12 +45,18 @@ export interface OpenAIOptions {
    */
   baseUrl?: string;
   /**
-   * Sent as `Authorization: Bearer <apiKey>`. Defaults to `OPENAI_API_KEY`, then
-   * `OPENROUTER_API_KEY` (the other way round when `baseUrl` is OpenRouter). Not needed for a
-   * `baseUrl` on loopback, or when `headers` carry `authorization` / `api-key` themselves.
+   * Sent as `Authorization: Bearer <apiKey>`. Defaults to `OPENAI_API_KEY` from the environment;
+   * `OPENROUTER_API_KEY` is used only when the base URL is OpenRouter's (and is preferred
+   * there), so it never reaches another host. No key from the environment is sent when
+   * `headers` carry their own `authorization`, `api-key` or `x-api-key` (in any letter case).
+   * Not needed for a `baseUrl` on loopback.
    */
   apiKey?: string;
-  /** Extra headers on every request (e.g. OpenRouter's `HTTP-Referer`, an Azure `api-key`). */
+  /**
+   * Extra headers on every request (e.g. OpenRouter's `HTTP-Referer`, an Azure `api-key`).
+   * Names are compared case-insensitively and these win over the adapter's own, `user-agent`
+   * (default `toolnexus-openai/<version> node/<version>`) and `authorization` included.
+   */
   headers?: Record<string, string>;
   /** The `fetch` to use; defaults to the global one. */
   fetch?: FetchFunction;
@@ -83,19 +93,22 @@ export function openai(options: OpenAIOptions): Model {
   if (typeof options?.model !== "string" || options.model.trim() === "") {
     throw new TypeError('openai: "model" must be a non-empty string, e.g. "gpt-4o-mini"');
   }
-  if (options.baseUrl !== undefined && !URL.canParse(options.baseUrl)) {
-    throw new TypeError(`openai: "baseUrl" is not a valid URL: ${options.baseUrl}`);
-  }
+  const givenBaseUrl =
+    options.baseUrl === undefined ? undefined : checkBaseUrl(PROVIDER, "baseUrl", options.baseUrl);
   const { retries, retryBaseMs } = retryOptions(PROVIDER, options);
   const model = options.model;
   const requestParams = { ...options.requestParams };
-  const extraHeaders = { ...options.headers };
+  const extraHeaders = mergeHeaders(options.headers);
+  const agent = userAgent("toolnexus-openai", VERSION);
 
   const prepare = (signal: AbortSignal | undefined) => {
-    const { baseUrl, apiKey } = resolveEndpoint(options);
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
-    Object.assign(headers, extraHeaders);
+    const { baseUrl, apiKey } = resolveEndpoint(givenBaseUrl, options.apiKey, extraHeaders);
+    const headers = mergeHeaders(
+      { "content-type": "application/json" },
+      agent === undefined ? undefined : { "user-agent": agent },
+      apiKey === undefined ? undefined : { authorization: `Bearer ${apiKey}` },
+      extraHeaders,
+    );
     const secrets = [...(apiKey === undefined ? [] : [apiKey]), ...credentialValues(headers)];
     const http: HttpSettings = {
       provider: PROVIDER,
@@ -135,30 +148,48 @@ export function openai(options: OpenAIOptions): Model {
   };
 }
 
-function resolveEndpoint(options: OpenAIOptions): { baseUrl: string; apiKey: string | undefined } {
+/**
+ * The base URL, and the API key to send as `authorization`. A key from the environment goes
+ * only where it belongs: none when the caller's headers carry their own credentials,
+ * `OPENROUTER_API_KEY` only to OpenRouter, `OPENAI_API_KEY` to OpenAI and to any other base URL
+ * (the convention `OPENAI_BASE_URL` + `OPENAI_API_KEY` of OpenAI-compatible servers).
+ */
+function resolveEndpoint(
+  givenBaseUrl: string | undefined,
+  givenKey: string | undefined,
+  headers: Readonly<Record<string, string>>,
+): { baseUrl: string; apiKey: string | undefined } {
   const openaiKey = readEnv("OPENAI_API_KEY");
   const openrouterKey = readEnv("OPENROUTER_API_KEY");
+  const envBaseUrl = readEnv("OPENAI_BASE_URL");
   const baseUrl =
-    options.baseUrl ??
-    readEnv("OPENAI_BASE_URL") ??
+    givenBaseUrl ??
+    (envBaseUrl === undefined
+      ? undefined
+      : checkBaseUrl(PROVIDER, "OPENAI_BASE_URL", envBaseUrl)) ??
     (openaiKey === undefined && openrouterKey !== undefined
       ? OPENROUTER_BASE_URL
       : OPENAI_BASE_URL);
-  if (options.apiKey !== undefined && options.apiKey !== "") {
-    return { baseUrl, apiKey: options.apiKey };
-  }
-  // Prefer the variable that belongs to the host, so an OpenRouter key is not sent to OpenAI.
+  if (givenKey !== undefined && givenKey !== "") return { baseUrl, apiKey: givenKey };
+  // The caller authenticates on their own (an Azure `api-key`, a gateway's bearer token).
+  if (hasCredentialHeader(headers)) return { baseUrl, apiKey: undefined };
   const openRouterHost = isOpenRouter(baseUrl);
-  const apiKey = openRouterHost ? (openrouterKey ?? openaiKey) : (openaiKey ?? openrouterKey);
+  const apiKey = openRouterHost ? (openrouterKey ?? openaiKey) : openaiKey;
   if (apiKey !== undefined) return { baseUrl, apiKey };
-  if (isLoopbackUrl(baseUrl) || hasCredentialHeader(options.headers ?? {})) {
-    return { baseUrl, apiKey: undefined };
+  if (isLoopbackUrl(baseUrl)) return { baseUrl, apiKey: undefined };
+  if (openRouterHost) {
+    throw new MissingApiKeyError(PROVIDER, ["OPENROUTER_API_KEY", "OPENAI_API_KEY"]);
+  }
+  if (givenBaseUrl === undefined && envBaseUrl === undefined) {
+    // The default host: either variable would do (OPENROUTER_API_KEY alone picks OpenRouter).
+    throw new MissingApiKeyError(PROVIDER, ["OPENAI_API_KEY", "OPENROUTER_API_KEY"]);
   }
   throw new MissingApiKeyError(
     PROVIDER,
-    openRouterHost
-      ? ["OPENROUTER_API_KEY", "OPENAI_API_KEY"]
-      : ["OPENAI_API_KEY", "OPENROUTER_API_KEY"],
+    ["OPENAI_API_KEY"],
+    openrouterKey === undefined
+      ? undefined
+      : `OPENROUTER_API_KEY is set but is only sent to openrouter.ai, not to ${new URL(baseUrl).host}`,
   );
 }
 

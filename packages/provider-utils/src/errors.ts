@@ -70,11 +70,15 @@ export class MissingApiKeyError extends ToolnexusError {
   /** The environment variables that were looked at, in order. */
   readonly variables: readonly string[];
 
-  constructor(provider: string, variables: readonly string[]) {
+  /**
+   * @param detail A sentence added to the message, e.g. why a variable that is set was not
+   *   used (`"OPENROUTER_API_KEY is set but is only sent to openrouter.ai"`).
+   */
+  constructor(provider: string, variables: readonly string[], detail?: string) {
     const names = variables.join(" or ");
     super(
       "missing_api_key",
-      `${provider}: no API key: pass { apiKey } or set ${names} (a baseUrl on localhost needs none)`,
+      `${provider}: no API key: pass { apiKey } or set ${names} (a baseUrl on localhost needs none)${detail ? `. ${detail}` : ""}`,
     );
     this.provider = provider;
     this.variables = variables;

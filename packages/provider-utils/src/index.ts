@@ -1,6 +1,7 @@
 export { abortReason, raceAbort, sleep, throwIfAborted } from "./abort.js";
 export type { ProviderErrorCode, ProviderErrorInit } from "./errors.js";
 export { MissingApiKeyError, ProviderError } from "./errors.js";
+export { mergeHeaders, userAgent } from "./headers.js";
 export type { FetchFunction, HttpSettings, PostRequest } from "./http.js";
 export {
   asRecord,
@@ -23,4 +24,4 @@ export {
 } from "./retry.js";
 export type { SSEEvent } from "./sse.js";
 export { readSSE, SSEParser } from "./sse.js";
-export { isLoopbackUrl, joinUrl, readEnv, urlPath } from "./url.js";
+export { checkBaseUrl, isLoopbackUrl, joinUrl, readEnv, urlPath } from "./url.js";

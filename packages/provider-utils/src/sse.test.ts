@@ -116,3 +116,40 @@ describe("readSSE", () => {
     expect(cancelled).toBe(true);
   });
 });
+
+describe("SSEParser chunk splits", () => {
+  const text =
+    ': hello\r\nevent: content_block_delta\r\ndata: {"x":"é"}\r\n\r\nid: 3\ndata: a\ndata: b\n\ndata: [DONE]';
+  const whole = [
+    { event: "content_block_delta", data: '{"x":"é"}' },
+    { event: "message", data: "a\nb", id: "3" },
+    { event: "message", data: "[DONE]" },
+  ];
+
+  it("gives the same events for a body cut at every pair of places", () => {
+    for (let a = 1; a < text.length; a++) {
+      for (let b = a; b < text.length; b++) {
+        const parser = new SSEParser();
+        const events = [
+          ...parser.push(text.slice(0, a)),
+          ...parser.push(text.slice(a, b)),
+          ...parser.push(text.slice(b)),
+          ...parser.end(),
+        ];
+        expect(events).toEqual(whole);
+      }
+    }
+  });
+
+  it("delivers a last event cut off after a lone CR", () => {
+    const parser = new SSEParser();
+    expect(parser.push("data: x\r")).toEqual([]);
+    expect(parser.end()).toEqual([{ event: "message", data: "x" }]);
+  });
+
+  it("skips a byte order mark at the start", async () => {
+    expect(await collect(streamOf(["\uFEFFdata: x\n\n"]))).toEqual([
+      { event: "message", data: "x" },
+    ]);
+  });
+});

@@ -1,3 +1,4 @@
+import { createParser, type EventSourceParser } from "eventsource-parser";
 import { raceAbort } from "./abort.js";
 
 /** One Server-Sent Event: its `event` name (`"message"` when unnamed), its data and its id. */
@@ -9,85 +10,44 @@ export interface SSEEvent {
 }
 
 /**
- * An incremental Server-Sent Events parser (the WHATWG event-stream rules): feed it text in
- * pieces cut anywhere, even between `\r` and `\n`, and it returns the events each piece
- * completes. Comment lines (`:` first) are skipped; `retry:` is ignored. Use it when you read
- * a stream yourself; {@link readSSE} wraps it for a `ReadableStream` of bytes.
+ * An incremental Server-Sent Events parser (the WHATWG event-stream rules, implemented by
+ * `eventsource-parser`): feed it text in pieces cut anywhere, even between `\r` and `\n`, and it
+ * returns the events each piece completes. Comment lines (`:` first) are skipped; `retry:` and
+ * unknown fields are ignored; an event without `data:` is dropped. Use it when you read a stream
+ * yourself; {@link readSSE} wraps it for a `ReadableStream` of bytes.
  */
 export class SSEParser {
-  #buffer = "";
-  #data: string[] = [];
-  #event = "";
-  #id: string | undefined;
-  #hasData = false;
+  #events: SSEEvent[] = [];
+  readonly #parser: EventSourceParser = createParser({
+    onEvent: (message) => {
+      const event: SSEEvent = { event: message.event || "message", data: message.data };
+      if (message.id !== undefined) event.id = message.id;
+      this.#events.push(event);
+    },
+  });
 
   /** Adds text and returns the events it completed, in order. */
   push(text: string): SSEEvent[] {
-    this.#buffer += text;
-    const events: SSEEvent[] = [];
-    let start = 0;
-    for (let i = 0; i < this.#buffer.length; i++) {
-      const char = this.#buffer[i];
-      if (char !== "\n" && char !== "\r") continue;
-      // A `\r` at the very end may be the first half of `\r\n`: wait for the next piece.
-      if (char === "\r" && i === this.#buffer.length - 1) break;
-      this.#line(this.#buffer.slice(start, i), events);
-      if (char === "\r" && this.#buffer[i + 1] === "\n") i++;
-      start = i + 1;
-    }
-    this.#buffer = this.#buffer.slice(start);
-    return events;
+    this.#parser.feed(text);
+    return this.#take();
   }
 
   /**
    * Ends the stream: a last event that was not followed by a blank line is still delivered
-   * (some servers close without one).
+   * (some servers close without one). The parser is ready for a new stream afterwards.
    */
   end(): SSEEvent[] {
-    const events: SSEEvent[] = [];
-    if (this.#buffer !== "") {
-      this.#line(this.#buffer.replace(/\r$/, ""), events);
-      this.#buffer = "";
-    }
-    this.#dispatch(events);
+    // Ends a cut-off line (a lone `\r` left over becomes `\r\n`), then a blank line dispatches
+    // what was gathered; an extra blank line without data dispatches nothing.
+    this.#parser.feed("\n\n");
+    this.#parser.reset();
+    return this.#take();
+  }
+
+  #take(): SSEEvent[] {
+    const events = this.#events;
+    this.#events = [];
     return events;
-  }
-
-  #line(line: string, events: SSEEvent[]): void {
-    if (line === "") {
-      this.#dispatch(events);
-      return;
-    }
-    if (line.startsWith(":")) return;
-    const colon = line.indexOf(":");
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    switch (field) {
-      case "data":
-        this.#data.push(value);
-        this.#hasData = true;
-        break;
-      case "event":
-        this.#event = value;
-        break;
-      case "id":
-        if (!value.includes("\0")) this.#id = value;
-        break;
-      default:
-        break;
-    }
-  }
-
-  #dispatch(events: SSEEvent[]): void {
-    if (this.#hasData) {
-      const event: SSEEvent = { event: this.#event || "message", data: this.#data.join("\n") };
-      if (this.#id !== undefined) event.id = this.#id;
-      events.push(event);
-    }
-    this.#data = [];
-    this.#hasData = false;
-    this.#event = "";
   }
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { credentialValues, hasCredentialHeader, redact } from "./redact.js";
-import { isLoopbackUrl, joinUrl, readEnv, urlPath } from "./url.js";
+import { checkBaseUrl, isLoopbackUrl, joinUrl, readEnv, urlPath } from "./url.js";
 
 describe("joinUrl", () => {
   it("joins with exactly one slash", () => {
@@ -92,5 +92,38 @@ describe("redact", () => {
     expect(hasCredentialHeader(headers)).toBe(true);
     expect(hasCredentialHeader({ "api-key": "azure" })).toBe(true);
     expect(hasCredentialHeader({ accept: "json", "api-key": " " })).toBe(false);
+  });
+});
+
+describe("checkBaseUrl", () => {
+  it("accepts absolute http and https URLs", () => {
+    expect(checkBaseUrl("openai", "baseUrl", "http://localhost:8787/v1")).toBe(
+      "http://localhost:8787/v1",
+    );
+    expect(checkBaseUrl("openai", "baseUrl", " https://x.example/v1?a=1 ")).toBe(
+      "https://x.example/v1?a=1",
+    );
+  });
+
+  it("refuses a URL without a scheme, saying what to write", () => {
+    expect(() => checkBaseUrl("openai", "baseUrl", "localhost:8787/v1")).toThrow(
+      'openai: "baseUrl" must be an absolute URL starting with http:// or https://, e.g. "http://localhost:8787/v1"; got "localhost:8787/v1"',
+    );
+    expect(() => checkBaseUrl("openai", "baseUrl", "127.0.0.1:11434")).toThrow(
+      /e\.g\. "http:\/\/127\.0\.0\.1:11434"/,
+    );
+    expect(() => checkBaseUrl("anthropic", "ANTHROPIC_BASE_URL", "api.example.com/v1")).toThrow(
+      /"ANTHROPIC_BASE_URL" must be .* e\.g\. "https:\/\/api\.example\.com\/v1"/,
+    );
+  });
+
+  it("refuses other schemes and non-URLs", () => {
+    expect(() => checkBaseUrl("openai", "baseUrl", "ws://x.example")).toThrow(
+      /e\.g\. "https:\/\/x\.example"/,
+    );
+    expect(() => checkBaseUrl("openai", "baseUrl", "not a url")).toThrow(
+      /must be an absolute URL starting with http:\/\/ or https:\/\/; got "not a url"/,
+    );
+    expect(() => checkBaseUrl("openai", "baseUrl", 42)).toThrow(TypeError);
   });
 });

@@ -11,6 +11,29 @@ export function joinUrl(base: string, path: string): string {
   return url.toString();
 }
 
+/**
+ * Checks a base URL at construction, so a mistake fails where it was made and says what to
+ * write: it must be an absolute `http://` or `https://` URL. `localhost:8787/v1` (no scheme) is
+ * refused with a suggestion such as `"http://localhost:8787/v1"`. `name` is how the caller
+ * calls the value in the message, e.g. `"baseUrl"` or `"OPENAI_BASE_URL"`.
+ */
+export function checkBaseUrl(provider: string, name: string, value: unknown): string {
+  const text = typeof value === "string" ? value.trim() : "";
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(text).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol === "http:" || protocol === "https:") return text;
+  const bare = text.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/^\/+/, "");
+  const guess = `${isLoopbackUrl(`http://${bare}`) ? "http" : "https"}://${bare}`;
+  const hint = bare !== "" && URL.canParse(guess) ? `, e.g. "${guess}"` : "";
+  throw new TypeError(
+    `${provider}: "${name}" must be an absolute URL starting with http:// or https://${hint}; got ${JSON.stringify(value)}`,
+  );
+}
+
 /** The path of `base` without trailing slashes, e.g. `"/v1"`, or `""` for the root. */
 export function urlPath(base: string): string {
   return new URL(base).pathname.replace(/\/+$/, "");
