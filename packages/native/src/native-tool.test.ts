@@ -189,6 +189,23 @@ describe("definition", () => {
     expect(await decide({ all: "yes" }, {})).toBe(false);
   });
 
+  it("keeps an approval prompt of its own, typed from the input", () => {
+    const tool = nativeTool({
+      name: "deploy",
+      description: "Deploys",
+      input: z.object({ app: z.string(), env: z.string() }),
+      needsApproval: true,
+      approvalPrompt: ({ app, env }) => `Deploy ${app} to ${env}?`,
+      run: () => "deployed",
+    });
+    expect(tool.approvalPrompt?.({ app: "web", env: "production" })).toBe(
+      "Deploy web to production?",
+    );
+    expect(() =>
+      nativeTool({ name: "t", description: "d", approvalPrompt: "Sure?" as never, run: () => "" }),
+    ).toThrow('nativeTool "t": approvalPrompt must be a function of the arguments');
+  });
+
   it("rejects bad names and settings with messages that say what to fix", () => {
     expect(() => nativeTool({ name: "web search", description: "d", run: () => "" })).toThrow(
       'nativeTool: name "web search" must be 1-64 characters of [a-zA-Z0-9_-]; sanitize() from @toolnexus/core makes any string fit',

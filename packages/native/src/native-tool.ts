@@ -42,6 +42,11 @@ interface NativeToolBase<I extends NativeInput | undefined> {
   timeoutMs?: number;
   /** Ask a human before each call (or when the function says so). */
   needsApproval?: boolean | ((args: ArgsOf<I>, ctx: ToolContext) => boolean | Promise<boolean>);
+  /**
+   * The approval's prompt, written for the human (`"Deploy web to production?"`). Default: the
+   * tool's name and its arguments as JSON.
+   */
+  approvalPrompt?: (args: ArgsOf<I>) => string;
   /** Defaults to `"native"`. */
   source?: ToolSource;
 }
@@ -134,6 +139,14 @@ export function nativeTool<I extends NativeInput | undefined>(
     },
   };
   if (timeoutMs !== undefined) tool.timeoutMs = timeoutMs;
+  if (definition.approvalPrompt !== undefined) {
+    if (typeof definition.approvalPrompt !== "function") {
+      throw new TypeError(
+        `nativeTool "${name}": approvalPrompt must be a function of the arguments`,
+      );
+    }
+    tool.approvalPrompt = definition.approvalPrompt as (args: Record<string, unknown>) => string;
+  }
   if (typeof needsApproval === "function") {
     const decide = needsApproval as (args: unknown, ctx: ToolContext) => boolean | Promise<boolean>;
     // Invalid arguments never need approval: the call will fail validation without running.
