@@ -7,6 +7,7 @@ export {
   LeaseLostError,
   RunNotFoundError,
   SuspensionNotFoundError,
+  shortId,
   ToolnexusError,
   WireFormatError,
 } from "./errors.js";
@@ -46,6 +47,13 @@ export {
   checkLeaseMs,
   checkOwner,
   pruneCutoff,
+  readStoredAnswer,
+  readStoredAnswerLoosely,
+  readStoredCheckpoint,
+  readStoredError,
+  readStoredJournalEntry,
+  readStoredRequest,
+  readStoredResult,
   storedError,
 } from "./store-kit.js";
 export type {

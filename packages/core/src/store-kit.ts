@@ -1,7 +1,16 @@
 // Checks every RunStore makes on what it is handed (values from other processes, JSON bodies,
 // outside the type system), before anything changes, so a bad call leaves no trace. Shared by
 // the stores toolnexus ships; a third-party store can use them too.
+import {
+  assertCheckpoint,
+  assertJournalEntry,
+  type Checkpoint,
+  type JournalEntry,
+} from "./checkpoint.js";
+import { CheckpointError, shortId } from "./errors.js";
+import type { FinishedResult } from "./run-result.js";
 import type { Lease, PruneOptions, RunErrorInfo } from "./stores.js";
+import type { Answer, Request } from "./wire.js";
 
 /** Throws a TypeError for a lease that is not one (a programming error, not a lost lease). */
 export function checkLease(lease: Lease, where: string): void {
@@ -73,4 +82,113 @@ function sortKeys(value: unknown): unknown {
  */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));
+}
+
+// Reading back what a store wrote. A value a worker is about to act on (a checkpoint, a journal
+// entry, an answer, a result) fails with a CheckpointError naming the run; what is only read for
+// display (an error, a request, an answer in a listing) never fails a whole read.
+
+function corrupt(runId: string, what: string, cause: unknown): never {
+  throw new CheckpointError(
+    undefined,
+    `the stored ${what} of run "${shortId(runId)}" is corrupt: ${(cause as Error).message}`,
+    { cause },
+  );
+}
+
+function parseStored(json: string, runId: string, what: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch (cause) {
+    return corrupt(runId, what, cause);
+  }
+}
+
+/** A stored checkpoint, parsed and validated; a `CheckpointError` naming the run otherwise. */
+export function readStoredCheckpoint(json: string, runId: string): Checkpoint {
+  const value = parseStored(json, runId, "checkpoint");
+  try {
+    assertCheckpoint(value);
+    return value;
+  } catch (cause) {
+    if (!(cause instanceof CheckpointError)) throw cause;
+    const problem = cause.message.replace(/^invalid checkpoint: /, "");
+    throw new CheckpointError(
+      undefined,
+      `the stored checkpoint of run "${shortId(runId)}" cannot be used: ${problem}`,
+      { cause },
+    );
+  }
+}
+
+/** A stored journal entry, parsed and validated; a `CheckpointError` naming the run otherwise. */
+export function readStoredJournalEntry(json: string, runId: string): JournalEntry {
+  const value = parseStored(json, runId, "journal entry");
+  assertJournalEntry(value, shortId(runId));
+  return value;
+}
+
+/** A stored answer a worker is about to apply; a `CheckpointError` naming the run otherwise. */
+export function readStoredAnswer(json: string, runId: string): Answer {
+  const value = parseStored(json, runId, "answer");
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    corrupt(runId, "answer", new Error("it is not an object"));
+  }
+  return value as Answer;
+}
+
+/** A stored result; a `CheckpointError` naming the run otherwise. */
+export function readStoredResult(json: string, runId: string): FinishedResult {
+  const result = parseStored(json, runId, "result") as FinishedResult;
+  // `sessionId` is a required key that may be undefined, which JSON drops: put it back.
+  if (typeof result === "object" && result !== null && !Object.hasOwn(result, "sessionId")) {
+    result.sessionId = undefined;
+  }
+  return result;
+}
+
+/** A run's recorded error; a damaged one reads as an `unreadable` error, never a failure. */
+export function readStoredError(json: string | null): RunErrorInfo | undefined {
+  if (json === null) return undefined;
+  try {
+    const value = JSON.parse(json) as RunErrorInfo;
+    if (typeof value === "object" && value !== null && typeof value.code === "string") return value;
+  } catch {
+    // Fall through.
+  }
+  return {
+    code: "unreadable",
+    message: "the stored error cannot be read",
+    at: new Date(0).toISOString(),
+  };
+}
+
+/**
+ * A stored request; a damaged JSON column falls back to the fields a store keeps beside it, so a
+ * listing never fails on one bad row.
+ */
+export function readStoredRequest(json: string, fallback: Request): Request {
+  try {
+    const value: unknown = JSON.parse(json);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+      const request = value as Request;
+      return typeof request.id === "string" ? request : { ...request, id: fallback.id };
+    }
+  } catch {
+    // Fall through to the fallback.
+  }
+  return fallback;
+}
+
+/** An answer for a read (getRun, getRequest, list): a damaged one is left out, not a failure. */
+export function readStoredAnswerLoosely(json: string | null): Answer | undefined {
+  if (json === null) return undefined;
+  try {
+    const value: unknown = JSON.parse(json);
+    if (typeof value === "object" && value !== null && !Array.isArray(value))
+      return value as Answer;
+  } catch {
+    // Fall through.
+  }
+  return undefined;
 }
