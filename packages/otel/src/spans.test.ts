@@ -312,7 +312,9 @@ describe("spans of a run", () => {
             options?.signal?.addEventListener("abort", () => reject(options.signal?.reason));
           }),
       },
-      timeoutMs: 30,
+      // Long enough that a loaded machine still starts the model call before the deadline
+      // (a run already out of time ends without calling the model, and there is no chat span).
+      timeoutMs: 1000,
       instrumentation: otelInstrumentation(),
     });
     const result = await client.run("go");
