@@ -15,6 +15,7 @@ export { randomId } from "./ids.js";
 export type {
   AssistantMessage,
   Message,
+  ProviderData,
   SystemMessage,
   ToolCall,
   ToolMessage,
@@ -28,6 +29,7 @@ export type {
   ModelRequest,
   ModelResponse,
   ModelStreamPart,
+  StopReason,
 } from "./model.js";
 export type { PendingInit } from "./pending.js";
 export { authRequired, isPending, pending, pendingOf } from "./pending.js";

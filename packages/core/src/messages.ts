@@ -12,12 +12,31 @@ export interface ToolCall {
   argsError?: string;
 }
 
-/** Token counts of one model call, or summed over a run. */
+/**
+ * Token counts of one model call, or summed over a run. `promptTokens` counts every input token,
+ * cached or not, whatever the provider's own convention; the optional counts are parts of it
+ * (cache reads and writes) or of `completionTokens` (reasoning), present when the provider
+ * reports them.
+ */
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Input tokens served from the provider's prompt cache (part of `promptTokens`). */
+  cacheReadTokens?: number;
+  /** Input tokens written to the provider's prompt cache (part of `promptTokens`). */
+  cacheWriteTokens?: number;
+  /** Hidden reasoning tokens the model spent (part of `completionTokens`). */
+  reasoningTokens?: number;
 }
+
+/**
+ * Provider data an assistant turn must carry back to the provider it came from (Anthropic's
+ * thinking blocks with their signatures, Gemini's thought signatures…), keyed by the adapter
+ * that wrote it (`"anthropic"`, `"google"`…). Adapters read only their own key and never send
+ * another provider's data; the loop keeps it in the transcript and in checkpoints as JSON.
+ */
+export type ProviderData = Readonly<Record<string, unknown>>;
 
 /** Instructions for the model. */
 export interface SystemMessage {
@@ -38,6 +57,8 @@ export interface AssistantMessage {
   id: string;
   content: string;
   toolCalls?: ToolCall[];
+  /** Data the provider needs back on the next request (see {@link ProviderData}). */
+  providerData?: ProviderData;
 }
 
 /** The result of one tool call, answering the assistant's call with the same `callId`. */
@@ -64,11 +85,16 @@ export function emptyUsage(): Usage {
 /** Adds `b` into a copy of `a`. */
 export function addUsage(a: Usage, b: Usage | undefined): Usage {
   if (b === undefined) return a;
-  return {
+  const sum: Usage = {
     promptTokens: a.promptTokens + b.promptTokens,
     completionTokens: a.completionTokens + b.completionTokens,
     totalTokens: a.totalTokens + b.totalTokens,
   };
+  // The optional parts appear in a sum once either side reports them.
+  for (const key of ["cacheReadTokens", "cacheWriteTokens", "reasoningTokens"] as const) {
+    if (a[key] !== undefined || b[key] !== undefined) sum[key] = (a[key] ?? 0) + (b[key] ?? 0);
+  }
+  return sum;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Message, ToolCall, Usage } from "./messages.js";
+import type { Message, ProviderData, ToolCall, Usage } from "./messages.js";
 import type { ToolSpec } from "./tool.js";
 
 /** What the loop asks a model: the transcript so far and the tools it may call. */
@@ -14,9 +14,20 @@ export interface ModelResponse {
   text: string;
   toolCalls: ToolCall[];
   usage?: Usage;
-  /** The provider's stop reason, e.g. `"stop"`, `"tool_calls"`, `"end_turn"`. */
+  /** The provider's stop reason as it sent it, e.g. `"stop"`, `"tool_calls"`, `"end_turn"`. */
   finishReason?: string;
+  /** Why the model stopped, the same for every provider (see {@link StopReason}). */
+  stopReason?: StopReason;
+  /** Copied onto the assistant message, for the adapter to send back next turn. */
+  providerData?: ProviderData;
 }
+
+/**
+ * Why a model stopped, normalized across providers: `stop` (a finished answer), `tool_calls`
+ * (any tool call, whatever the provider said), `length` (cut by the token limit), `content_filter`
+ * (blocked by the provider's filter), `refusal` (the model declined to answer).
+ */
+export type StopReason = "stop" | "tool_calls" | "length" | "content_filter" | "refusal";
 
 /** Options for one model call. */
 export interface ModelCallOptions {
