@@ -152,6 +152,7 @@ describe("anthropic generate", () => {
       toolCalls: [],
       usage: { promptTokens: 42, completionTokens: 7, totalTokens: 49 },
       finishReason: "end_turn",
+      stopReason: "stop",
     });
   });
 
@@ -189,6 +190,7 @@ describe("anthropic generate", () => {
       ],
       usage: { promptTokens: 100, completionTokens: 40, totalTokens: 140 },
       finishReason: "tool_use",
+      stopReason: "tool_calls",
     });
   });
 
@@ -529,6 +531,7 @@ describe("anthropic stream", () => {
           toolCalls: [],
           usage: { promptTokens: 25, completionTokens: 15, totalTokens: 40 },
           finishReason: "end_turn",
+          stopReason: "stop",
         },
       },
     ]);
@@ -590,6 +593,7 @@ describe("anthropic stream", () => {
           toolCalls: calls,
           usage: { promptTokens: 30, completionTokens: 20, totalTokens: 50 },
           finishReason: "tool_use",
+          stopReason: "tool_calls",
         },
       },
     ]);

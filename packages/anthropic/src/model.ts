@@ -73,6 +73,11 @@ export interface AnthropicOptions {
   /** Base of the exponential backoff between retries, in ms. Default 500. */
   retryBaseMs?: number;
   /**
+   * The longest wait before a retry, in ms, whatever the server asks for in `retry-after-ms` or
+   * `Retry-After` (a `Retry-After: 3600` must not stall a run for an hour). Default 60000.
+   */
+  maxRetryDelayMs?: number;
+  /**
    * Extra body keys merged into every request (e.g. `tool_choice`, `stop_sequences`, `metadata`,
    * `thinking`). They win over the adapter's own keys, `system` and `max_tokens` included,
    * except `messages`, `tools` and `stream`.
@@ -109,7 +114,7 @@ export function anthropic(options: AnthropicOptions): Model {
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
     throw new TypeError(`anthropic: maxTokens must be a whole number >= 1, got ${maxTokens}`);
   }
-  const { retries, retryBaseMs } = retryOptions(PROVIDER, options);
+  const { retries, retryBaseMs, maxRetryDelayMs } = retryOptions(PROVIDER, options);
   const model = options.model;
   const requestParams = { ...options.requestParams };
   const extraHeaders = mergeHeaders(options.headers);
@@ -135,6 +140,7 @@ export function anthropic(options: AnthropicOptions): Model {
       fetch: options.fetch,
       retries,
       retryBaseMs,
+      maxRetryDelayMs,
       retryStatuses: STATUSES,
       secrets,
     };

@@ -1,5 +1,13 @@
-import { type ModelResponse, type ToolCall, toolCall, type Usage } from "@toolnexus/core";
+import {
+  type ModelResponse,
+  type StopReason,
+  type ToolCall,
+  toolCall,
+  type Usage,
+} from "@toolnexus/core";
 import { asRecord, ProviderError, redact } from "@toolnexus/provider-utils";
+import { type AnthropicProviderData, PROVIDER_DATA_KEY } from "./request.js";
+import type { RedactedThinkingBlockParam, ThinkingBlockParam } from "./wire.js";
 
 /** Who is parsing: the adapter's name and the secrets to keep out of error messages. */
 export interface ParseContext {
@@ -9,9 +17,10 @@ export interface ParseContext {
 
 /**
  * Reads a Messages API response: the text blocks joined, the `tool_use` blocks as tool calls
- * (their `input` serialised as the raw argument text), usage (`input_tokens` -> prompt,
- * `output_tokens` -> completion), the message id and the stop reason. Other block kinds
- * (thinking, server tools) are skipped. A body of `type: "error"` is a {@link ProviderError}.
+ * (their `input` serialised as the raw argument text), usage (see {@link usageOf}), the message
+ * id, the stop reason (raw and normalized), and the `thinking` / `redacted_thinking` blocks, kept
+ * verbatim in `providerData.anthropic` to be sent back with the turn. Other block kinds (server
+ * tools) are skipped. A body of `type: "error"` is a {@link ProviderError}.
  */
 export function parseMessage(json: unknown, context: ParseContext): ModelResponse {
   const body = asRecord(json);
@@ -21,8 +30,11 @@ export function parseMessage(json: unknown, context: ParseContext): ModelRespons
 
   let text = "";
   const toolCalls: ToolCall[] = [];
+  const thinking: (ThinkingBlockParam | RedactedThinkingBlockParam)[] = [];
   for (const item of body.content) {
     const block = asRecord(item);
+    const kept = thinkingBlock(block);
+    if (kept !== undefined) thinking.push(kept);
     if (block?.type === "text" && typeof block.text === "string") text += block.text;
     if (block?.type === "tool_use" && typeof block.id === "string") {
       toolCalls.push(toolUseCall(block.id, block.name, JSON.stringify(block.input ?? {})));
@@ -33,7 +45,60 @@ export function parseMessage(json: unknown, context: ParseContext): ModelRespons
   const usage = usageOf(body.usage);
   if (usage !== undefined) response.usage = usage;
   if (typeof body.stop_reason === "string") response.finishReason = body.stop_reason;
+  const stopReason = stopReasonOf(response.finishReason, toolCalls.length > 0);
+  if (stopReason !== undefined) response.stopReason = stopReason;
+  if (thinking.length > 0) response.providerData = providerDataOf(thinking);
   return response;
+}
+
+/** A `thinking` or `redacted_thinking` block, exactly as sent; `undefined` for anything else. */
+export function thinkingBlock(
+  block: Record<string, unknown> | undefined,
+): ThinkingBlockParam | RedactedThinkingBlockParam | undefined {
+  if (
+    block?.type === "thinking" &&
+    typeof block.thinking === "string" &&
+    typeof block.signature === "string"
+  ) {
+    return { type: "thinking", thinking: block.thinking, signature: block.signature };
+  }
+  if (block?.type === "redacted_thinking" && typeof block.data === "string") {
+    return { type: "redacted_thinking", data: block.data };
+  }
+  return undefined;
+}
+
+/** `providerData` of a turn with thinking blocks: `{ anthropic: { blocks } }`. */
+export function providerDataOf(
+  blocks: (ThinkingBlockParam | RedactedThinkingBlockParam)[],
+): Record<string, AnthropicProviderData> {
+  return { [PROVIDER_DATA_KEY]: { blocks } };
+}
+
+/**
+ * The normalized {@link StopReason}: `tool_calls` whenever the model called a tool; else
+ * `end_turn` / `stop_sequence` (and `pause_turn` or anything newer) -> `stop`, `tool_use` ->
+ * `tool_calls`, `max_tokens` / `model_context_window_exceeded` -> `length`, `refusal` ->
+ * `refusal`. `undefined` without a stop reason or a call.
+ */
+export function stopReasonOf(
+  stopReason: string | undefined,
+  calledTools: boolean,
+): StopReason | undefined {
+  if (calledTools) return "tool_calls";
+  switch (stopReason) {
+    case undefined:
+      return undefined;
+    case "tool_use":
+      return "tool_calls";
+    case "max_tokens":
+    case "model_context_window_exceeded":
+      return "length";
+    case "refusal":
+      return "refusal";
+    default:
+      return "stop";
+  }
 }
 
 /**
@@ -46,19 +111,55 @@ export function toolUseCall(id: string, name: unknown, raw: string): ToolCall {
   return call.argsError === undefined ? { ...call, rawArgs: JSON.stringify(call.args) } : call;
 }
 
-/** Maps `input_tokens` / `output_tokens` to a {@link Usage}. */
-export function usageOf(value: unknown): Usage | undefined {
-  const usage = asRecord(value);
-  if (usage === undefined) return undefined;
-  const input = count(usage.input_tokens);
-  const output = count(usage.output_tokens);
-  if (input === undefined && output === undefined) return undefined;
-  return usageFrom(input ?? 0, output ?? 0);
+/** The token counts of an Anthropic `usage` object, each `undefined` when not reported. */
+export interface AnthropicCounts {
+  input?: number | undefined;
+  output?: number | undefined;
+  cacheRead?: number | undefined;
+  cacheWrite?: number | undefined;
+  thinking?: number | undefined;
 }
 
-/** A {@link Usage} from input and output token counts. */
-export function usageFrom(input: number, output: number): Usage {
-  return { promptTokens: input, completionTokens: output, totalTokens: input + output };
+/** Reads the counts of a `usage` object (a `null` count is not reported). */
+export function countsOf(value: unknown): AnthropicCounts {
+  const usage = asRecord(value);
+  return {
+    input: count(usage?.input_tokens),
+    output: count(usage?.output_tokens),
+    cacheRead: count(usage?.cache_read_input_tokens),
+    cacheWrite: count(usage?.cache_creation_input_tokens),
+    thinking: count(asRecord(usage?.output_tokens_details)?.thinking_tokens),
+  };
+}
+
+/**
+ * Maps a `usage` object to a {@link Usage}. Anthropic's `input_tokens` leaves out the tokens read
+ * from or written to the prompt cache, so `promptTokens` is `input_tokens +
+ * cache_read_input_tokens + cache_creation_input_tokens` (every input token, as for other
+ * providers), with the cache parts also as `cacheReadTokens` / `cacheWriteTokens` and
+ * `output_tokens_details.thinking_tokens` as `reasoningTokens` (each left out when zero).
+ */
+export function usageOf(value: unknown): Usage | undefined {
+  const counts = countsOf(value);
+  if (counts.input === undefined && counts.output === undefined) return undefined;
+  return usageFrom(counts);
+}
+
+/** A {@link Usage} from Anthropic's token counts. */
+export function usageFrom(counts: AnthropicCounts): Usage {
+  const cacheRead = counts.cacheRead ?? 0;
+  const cacheWrite = counts.cacheWrite ?? 0;
+  const promptTokens = (counts.input ?? 0) + cacheRead + cacheWrite;
+  const completionTokens = counts.output ?? 0;
+  const usage: Usage = {
+    promptTokens,
+    completionTokens,
+    totalTokens: promptTokens + completionTokens,
+  };
+  if (cacheRead > 0) usage.cacheReadTokens = cacheRead;
+  if (cacheWrite > 0) usage.cacheWriteTokens = cacheWrite;
+  if (counts.thinking !== undefined && counts.thinking > 0) usage.reasoningTokens = counts.thinking;
+  return usage;
 }
 
 /** A finite number, or `undefined`. */

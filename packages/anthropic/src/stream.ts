@@ -1,19 +1,37 @@
 import type { ModelResponse, ModelStreamPart, ToolCall } from "@toolnexus/core";
 import { asRecord, ProviderError } from "@toolnexus/provider-utils";
-import { count, errorEvent, type ParseContext, toolUseCall, usageFrom } from "./response.js";
+import {
+  type AnthropicCounts,
+  count,
+  countsOf,
+  errorEvent,
+  type ParseContext,
+  providerDataOf,
+  stopReasonOf,
+  thinkingBlock,
+  toolUseCall,
+  usageFrom,
+} from "./response.js";
+import type { RedactedThinkingBlockParam, ThinkingBlockParam } from "./wire.js";
 
 interface OpenBlock {
   type: string;
   id: string;
   name: string;
   json: string;
+  /** A thinking block's text and signature, or a redacted one's data, as they arrive. */
+  thinking: string;
+  signature: string;
+  data: string;
 }
 
 /**
  * Folds Messages API stream events into stream parts: `message_start` (id, input tokens),
  * `content_block_start` / `content_block_delta` / `content_block_stop` (text deltas pass through
  * as they arrive; `input_json_delta` fragments, cut anywhere, are joined and parsed when their
- * block stops, which emits the tool call), `message_delta` (stop reason, cumulative usage),
+ * block stops, which emits the tool call; `thinking_delta` and `signature_delta` build a thinking
+ * block, kept with `redacted_thinking` blocks in `providerData.anthropic` of the response),
+ * `message_delta` (stop reason, cumulative usage),
  * `message_stop`, `ping` (ignored) and `error` (a {@link ProviderError}). Unknown events and
  * block kinds are skipped, so new API features do not break old adapters.
  */
@@ -23,8 +41,8 @@ export class MessageStreamAssembler {
   #text = "";
   #blocks = new Map<number, OpenBlock>();
   #calls: ToolCall[] = [];
-  #input: number | undefined;
-  #output: number | undefined;
+  #thinking: (ThinkingBlockParam | RedactedThinkingBlockParam)[] = [];
+  #counts: AnthropicCounts = {};
   #stopReason: string | undefined;
   #stopped = false;
 
@@ -57,6 +75,9 @@ export class MessageStreamAssembler {
           id: typeof block.id === "string" ? block.id : "",
           name: typeof block.name === "string" ? block.name : "",
           json: "",
+          thinking: typeof block.thinking === "string" ? block.thinking : "",
+          signature: typeof block.signature === "string" ? block.signature : "",
+          data: typeof block.data === "string" ? block.data : "",
         };
         this.#blocks.set(index, open);
         // A text block may start with text already in it.
@@ -74,12 +95,20 @@ export class MessageStreamAssembler {
         if (delta?.type === "input_json_delta" && typeof delta.partial_json === "string") {
           if (open !== undefined) open.json += delta.partial_json;
         }
+        if (delta?.type === "thinking_delta" && typeof delta.thinking === "string") {
+          if (open !== undefined) open.thinking += delta.thinking;
+        }
+        if (delta?.type === "signature_delta" && typeof delta.signature === "string") {
+          if (open !== undefined) open.signature += delta.signature;
+        }
         return [];
       }
       case "content_block_stop": {
         const index = count(body.index) ?? -1;
         const open = this.#blocks.get(index);
         this.#blocks.delete(index);
+        const thinking = thinkingBlock(open as Record<string, unknown> | undefined);
+        if (thinking !== undefined) this.#thinking.push(thinking);
         if (open?.type !== "tool_use") return [];
         const call = toolUseCall(open.id, open.name, open.json);
         this.#calls.push(call);
@@ -121,10 +150,13 @@ export class MessageStreamAssembler {
   response(): ModelResponse {
     const response: ModelResponse = { text: this.#text, toolCalls: [...this.#calls] };
     if (this.#id !== undefined) response.id = this.#id;
-    if (this.#input !== undefined || this.#output !== undefined) {
-      response.usage = usageFrom(this.#input ?? 0, this.#output ?? 0);
+    if (this.#counts.input !== undefined || this.#counts.output !== undefined) {
+      response.usage = usageFrom(this.#counts);
     }
     if (this.#stopReason !== undefined) response.finishReason = this.#stopReason;
+    const stopReason = stopReasonOf(this.#stopReason, this.#calls.length > 0);
+    if (stopReason !== undefined) response.stopReason = stopReason;
+    if (this.#thinking.length > 0) response.providerData = providerDataOf([...this.#thinking]);
     return response;
   }
 
@@ -133,12 +165,13 @@ export class MessageStreamAssembler {
     return { type: "text", delta: text };
   }
 
-  /** Usage counts are cumulative: a later event's count replaces an earlier one. */
+  /**
+   * Usage counts are cumulative: a later event's count replaces an earlier one, and one it
+   * leaves out or sends as `null` keeps the earlier (message_start's cache counts).
+   */
   #takeUsage(value: unknown): void {
-    const usage = asRecord(value);
-    const input = count(usage?.input_tokens);
-    const output = count(usage?.output_tokens);
-    if (input !== undefined) this.#input = input;
-    if (output !== undefined) this.#output = output;
+    for (const [key, found] of Object.entries(countsOf(value))) {
+      if (found !== undefined) this.#counts[key as keyof AnthropicCounts] = found;
+    }
   }
 }

@@ -23,8 +23,25 @@ export interface ToolResultBlockParam {
   is_error: boolean;
 }
 
+/** A thinking block, sent back exactly as the API returned it (its signature verifies it). */
+export interface ThinkingBlockParam {
+  type: "thinking";
+  thinking: string;
+  signature: string;
+}
+
+/** A thinking block the API returned encrypted; sent back unchanged. */
+export interface RedactedThinkingBlockParam {
+  type: "redacted_thinking";
+  data: string;
+}
+
 export type UserBlockParam = TextBlockParam | ToolResultBlockParam;
-export type AssistantBlockParam = TextBlockParam | ToolUseBlockParam;
+export type AssistantBlockParam =
+  | ThinkingBlockParam
+  | RedactedThinkingBlockParam
+  | TextBlockParam
+  | ToolUseBlockParam;
 
 export type MessageParam =
   | { role: "user"; content: string | UserBlockParam[] }
@@ -36,12 +53,20 @@ export interface ToolParam {
   input_schema: { type: "object"; [keyword: string]: unknown };
 }
 
+/** `tool_choice`: a mode, or one named tool. */
+export type ToolChoiceParam =
+  | { type: "auto" }
+  | { type: "any" }
+  | { type: "none" }
+  | { type: "tool"; name: string };
+
 interface MessagesRequestBase {
   model: string;
   max_tokens: number;
   system?: string;
   messages: MessageParam[];
   tools?: ToolParam[];
+  tool_choice?: ToolChoiceParam;
 }
 
 /**

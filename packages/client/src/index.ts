@@ -23,6 +23,19 @@ export type {
 export type { MemoryRunStore } from "./memory-stores.js";
 export { memoryConversationStore, memoryRunStore } from "./memory-stores.js";
 export type {
+  TranslateContent,
+  TranslateContentPart,
+  TranslatedToolCall,
+  TranslateMessage,
+  TranslateOptions,
+  TranslateRequest,
+  TranslateResult,
+  TranslateTool,
+  TranslateToolCallParam,
+  TranslateToolChoice,
+} from "./translate.js";
+export { translate } from "./translate.js";
+export type {
   AfterToolInfo,
   BeforeToolDecision,
   BeforeToolInfo,

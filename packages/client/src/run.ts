@@ -12,6 +12,7 @@ import {
   type Message,
   type ModelResponse,
   type PendingCall,
+  type StopReason,
   type ToolCall,
   type ToolContext,
   type ToolMessage,
@@ -49,6 +50,9 @@ export interface RunStart {
   conversation: boolean;
   /** ISO time the run started; a fresh run reads its clock only when it is checkpointed. */
   createdAt?: string;
+  /** Why the model stopped on the last turn of `messages`, when a checkpoint recorded it. */
+  stopReason?: StopReason;
+  finishReason?: string;
 }
 
 /**
@@ -81,6 +85,9 @@ export class Run {
   trace: RunTrace | undefined;
   /** Set when a halt found answers already recorded: the run can continue at once. */
   readyAfterHalt = false;
+  /** Why the model stopped on its last turn (normalized, and as the provider sent it). */
+  stopReason: StopReason | undefined;
+  finishReason: string | undefined;
   private createdAt: string | undefined;
   private readonly startedMs: number;
 
@@ -99,6 +106,8 @@ export class Run {
     this.runExtra = start.runExtra;
     this.conversation = start.conversation;
     this.createdAt = start.createdAt;
+    this.stopReason = start.stopReason;
+    this.finishReason = start.finishReason;
     this.startedMs = start.createdAt === undefined ? Date.now() : 0;
     this.extra =
       config.extra === undefined
@@ -185,6 +194,8 @@ export class Run {
     if (this.conversation) checkpoint.conversation = true;
     const carrier = this.trace?.carrier();
     if (carrier !== undefined) checkpoint.trace = carrier;
+    if (this.stopReason !== undefined) checkpoint.stopReason = this.stopReason;
+    if (this.finishReason !== undefined) checkpoint.finishReason = this.finishReason;
     return checkpoint;
   }
 
@@ -279,6 +290,10 @@ export class Run {
       id: response.id || loopId("msg"),
       content: response.text,
     };
+    // Data the adapter needs back next turn (thinking blocks…); kept in checkpoints as JSON.
+    if (response.providerData !== undefined) assistant.providerData = response.providerData;
+    this.stopReason = response.stopReason;
+    this.finishReason = response.finishReason;
     const calls = response.toolCalls;
     if (calls.length > 0) {
       // A turn asks for a handful of calls: looking back over the earlier ones is cheaper
@@ -364,7 +379,7 @@ export class Run {
       }
     }
     const result = this.withBase(
-      end.status === "done" ? { status: "done" } : { status: "incomplete", limit: end.limit },
+      end.status === "done" ? this.doneHead() : { status: "incomplete", limit: end.limit },
       text,
     ) as FinishedResult;
     if ((this.conversation && this.sessionId !== undefined) || this.journal !== undefined) {
@@ -372,6 +387,14 @@ export class Run {
     }
     if (this.listening) this.emit({ type: "done", result });
     return result;
+  }
+
+  /** A done result's own fields: why the model stopped, when it said. */
+  private doneHead(): Pick<DoneResult, "status" | "stopReason" | "finishReason"> {
+    const head: Pick<DoneResult, "status" | "stopReason" | "finishReason"> = { status: "done" };
+    if (this.stopReason !== undefined) head.stopReason = this.stopReason;
+    if (this.finishReason !== undefined) head.finishReason = this.finishReason;
+    return head;
   }
 
   /** `ask` saves the session's transcript, a durable run its result, before reporting the end. */
@@ -452,5 +475,7 @@ export function restoredStart(checkpoint: Checkpoint): RunStart {
     runExtra: checkpoint.extra,
     conversation: checkpoint.conversation === true,
     createdAt: checkpoint.createdAt,
+    ...(checkpoint.stopReason === undefined ? {} : { stopReason: checkpoint.stopReason }),
+    ...(checkpoint.finishReason === undefined ? {} : { finishReason: checkpoint.finishReason }),
   };
 }

@@ -238,3 +238,27 @@ describe("error messages with a huge id", () => {
     expect(errors[4]).toMatchObject({ runId: id, code: "lease_lost" });
   });
 });
+
+describe("assertCheckpoint and provider data", () => {
+  it("keeps an assistant turn's providerData and the last stop reason through JSON", () => {
+    const checkpoint = valid();
+    (checkpoint.messages[1] as Record<string, unknown>).providerData = {
+      anthropic: { blocks: [{ type: "thinking", thinking: "hm", signature: "c2ln" }] },
+    };
+    const stored: unknown = JSON.parse(
+      JSON.stringify({ ...checkpoint, stopReason: "tool_calls", finishReason: "tool_use" }),
+    );
+    assertCheckpoint(stored);
+    expect(stored.messages[1]).toMatchObject({
+      providerData: { anthropic: { blocks: [{ signature: "c2ln" }] } },
+    });
+    expect(stored.stopReason).toBe("tool_calls");
+  });
+
+  it("refuses providerData that is not an object, and a stop reason that is not a string", () => {
+    const bad = valid();
+    (bad.messages[1] as Record<string, unknown>).providerData = "thinking";
+    expect(() => assertCheckpoint(bad)).toThrow(/providerData that is not an object/);
+    expect(() => assertCheckpoint({ ...valid(), stopReason: 3 })).toThrow(/stopReason/);
+  });
+});

@@ -1,5 +1,6 @@
 import { CheckpointError } from "./errors.js";
 import type { Message, ToolMessage, Usage } from "./messages.js";
+import type { StopReason } from "./model.js";
 import type { ToolCallRecord } from "./run-result.js";
 import type { Request } from "./wire.js";
 
@@ -61,6 +62,12 @@ export interface Checkpoint {
    * the run is continued, in any process, so the continuation's trace links to this one.
    */
   trace?: Record<string, string>;
+  /**
+   * Why the model stopped on the last turn in `messages` (normalized, and as the provider sent
+   * it), so a run finished from this checkpoint reports it on its result.
+   */
+  stopReason?: StopReason;
+  finishReason?: string;
 }
 
 /**
@@ -94,6 +101,9 @@ function transcriptProblem(messages: unknown[]): string | undefined {
     }
     if (typeof message.content !== "string") return `message ${i} has no text content`;
     if (message.role === "assistant") {
+      if (message.providerData !== undefined && !isObject(message.providerData)) {
+        return `message ${i} has providerData that is not an object`;
+      }
       if (message.toolCalls === undefined) continue;
       if (!Array.isArray(message.toolCalls)) return `message ${i} has toolCalls that is not a list`;
       for (const call of message.toolCalls as unknown[]) {
@@ -174,6 +184,12 @@ export function assertCheckpoint(value: unknown, requestId?: string): asserts va
   }
   if (c.leaseToken !== undefined && !Number.isInteger(c.leaseToken)) {
     fail("its leaseToken is not a whole number");
+  }
+  if (
+    (c.stopReason !== undefined && typeof c.stopReason !== "string") ||
+    (c.finishReason !== undefined && typeof c.finishReason !== "string")
+  ) {
+    fail("its stopReason or finishReason is not a string");
   }
 }
 

@@ -30,6 +30,7 @@ export type {
   ModelResponse,
   ModelStreamPart,
   StopReason,
+  ToolChoice,
 } from "./model.js";
 export type { PendingInit } from "./pending.js";
 export { authRequired, isPending, pending, pendingOf } from "./pending.js";

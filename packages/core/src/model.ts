@@ -5,7 +5,20 @@ import type { ToolSpec } from "./tool.js";
 export interface ModelRequest {
   messages: readonly Message[];
   tools: readonly ToolSpec[];
+  /**
+   * Whether and which tool the model must call on this request (see {@link ToolChoice}); the
+   * adapter's own default (the model decides) when absent. Ignored without tools.
+   */
+  toolChoice?: ToolChoice;
+  /** The most tokens the model may generate on this request; the adapter's default when absent. */
+  maxTokens?: number;
 }
+
+/**
+ * Which tool the model must call, in every provider's terms: `"auto"` (the model decides),
+ * `"none"` (no tool), `"required"` (at least one tool, any), or `{ name }` (that tool).
+ */
+export type ToolChoice = "auto" | "none" | "required" | { name: string };
 
 /** What a model answers: text, tool calls, or both. */
 export interface ModelResponse {

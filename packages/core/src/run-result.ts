@@ -1,4 +1,5 @@
 import type { Message, Usage } from "./messages.js";
+import type { StopReason } from "./model.js";
 import type { ToolResult } from "./result.js";
 import type { Request } from "./wire.js";
 
@@ -33,9 +34,21 @@ interface RunResultBase {
   sessionId: string | undefined;
 }
 
-/** The model answered without asking for more tools. */
+/**
+ * The model answered without asking for more tools. Check `stopReason` before trusting `text`
+ * as a whole answer: `"length"` means it was cut at the token limit, `"refusal"` and
+ * `"content_filter"` that the model or the provider declined.
+ */
 export interface DoneResult extends RunResultBase {
   status: "done";
+  /**
+   * Why the model stopped on its last turn, the same for every provider: `"stop"` (a finished
+   * answer), `"length"`, `"content_filter"` or `"refusal"`. Absent when the model did not say
+   * (an in-process model that sets none).
+   */
+  stopReason?: StopReason;
+  /** The provider's own stop reason for that turn, as it sent it (`"end_turn"`, `"length"`…). */
+  finishReason?: string;
 }
 
 /** The run halted for a human; record the answer (`client.answer`) or `client.resume(answer)`. */

@@ -145,6 +145,7 @@ describe("openai generate", () => {
       toolCalls: [],
       usage: { promptTokens: 42, completionTokens: 7, totalTokens: 49 },
       finishReason: "stop",
+      stopReason: "stop",
     });
   });
 
@@ -622,6 +623,7 @@ describe("openai stream", () => {
           toolCalls: [],
           usage: { promptTokens: 12, completionTokens: 3, totalTokens: 15 },
           finishReason: "stop",
+          stopReason: "stop",
         },
       },
     ]);
@@ -686,6 +688,7 @@ describe("openai stream", () => {
           toolCalls: calls,
           usage: { promptTokens: 30, completionTokens: 20, totalTokens: 50 },
           finishReason: "tool_calls",
+          stopReason: "tool_calls",
         },
       },
     ]);

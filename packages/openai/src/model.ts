@@ -23,7 +23,7 @@ import {
   streamEvents,
   userAgent,
 } from "@toolnexus/provider-utils";
-import { chatRequestBody } from "./request.js";
+import { chatRequestBody, type MaxTokensKey } from "./request.js";
 import { parseChatCompletion } from "./response.js";
 import { ChatStreamAssembler } from "./stream.js";
 import { VERSION } from "./version.js";
@@ -65,6 +65,11 @@ export interface OpenAIOptions {
   /** Base of the exponential backoff between retries, in ms. Default 500. */
   retryBaseMs?: number;
   /**
+   * The longest wait before a retry, in ms, whatever the server asks for in `retry-after-ms` or
+   * `Retry-After` (a `Retry-After: 3600` must not stall a run for an hour). Default 60000.
+   */
+  maxRetryDelayMs?: number;
+  /**
    * Extra body keys merged into every request (e.g. `temperature`, `max_tokens`, `seed`,
    * `tool_choice: "required"`). They win over the adapter's own keys, except `messages`,
    * `tools` and `stream`.
@@ -95,7 +100,7 @@ export function openai(options: OpenAIOptions): Model {
   }
   const givenBaseUrl =
     options.baseUrl === undefined ? undefined : checkBaseUrl(PROVIDER, "baseUrl", options.baseUrl);
-  const { retries, retryBaseMs } = retryOptions(PROVIDER, options);
+  const { retries, retryBaseMs, maxRetryDelayMs } = retryOptions(PROVIDER, options);
   const model = options.model;
   const requestParams = { ...options.requestParams };
   const extraHeaders = mergeHeaders(options.headers);
@@ -115,24 +120,26 @@ export function openai(options: OpenAIOptions): Model {
       fetch: options.fetch,
       retries,
       retryBaseMs,
+      maxRetryDelayMs,
       secrets,
     };
-    return { url: joinUrl(baseUrl, "chat/completions"), headers, signal, http };
+    const maxTokensKey: MaxTokensKey = isOpenAI(baseUrl) ? "max_completion_tokens" : "max_tokens";
+    return { url: joinUrl(baseUrl, "chat/completions"), headers, signal, http, maxTokensKey };
   };
 
   return {
     id: options.id ?? `${PROVIDER}:${model}`,
 
     async generate(request: ModelRequest, call?: ModelCallOptions): Promise<ModelResponse> {
-      const { http, ...post } = prepare(call?.signal);
-      const body = chatRequestBody(model, request, requestParams, false);
+      const { http, maxTokensKey, ...post } = prepare(call?.signal);
+      const body = chatRequestBody(model, request, requestParams, false, maxTokensKey);
       const json = await postJson({ ...post, body }, http);
       return parseChatCompletion(json, http);
     },
 
     async *stream(request: ModelRequest, call?: ModelCallOptions): AsyncGenerator<ModelStreamPart> {
-      const { http, ...post } = prepare(call?.signal);
-      const body = chatRequestBody(model, request, requestParams, true);
+      const { http, maxTokensKey, ...post } = prepare(call?.signal);
+      const body = chatRequestBody(model, request, requestParams, true, maxTokensKey);
       const response = await postForStream({ ...post, body }, http);
       const assembler = new ChatStreamAssembler(http);
       let sawDone = false;
@@ -191,6 +198,14 @@ function resolveEndpoint(
       ? undefined
       : `OPENROUTER_API_KEY is set but is only sent to openrouter.ai, not to ${new URL(baseUrl).host}`,
   );
+}
+
+function isOpenAI(baseUrl: string): boolean {
+  try {
+    return new URL(baseUrl).hostname.toLowerCase() === "api.openai.com";
+  } catch {
+    return false;
+  }
 }
 
 function isOpenRouter(baseUrl: string): boolean {

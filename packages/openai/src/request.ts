@@ -1,5 +1,5 @@
-import type { Message, ModelRequest, ToolSpec } from "@toolnexus/core";
-import type { ChatMessageParam, ChatRequestBody, ChatToolParam } from "./wire.js";
+import type { Message, ModelRequest, ToolChoice, ToolSpec } from "@toolnexus/core";
+import type { ChatMessageParam, ChatRequestBody, ChatToolChoice, ChatToolParam } from "./wire.js";
 
 /**
  * Maps the provider-neutral transcript to Chat Completions messages: `system`, `user`,
@@ -52,20 +52,34 @@ export function toChatTools(tools: readonly ToolSpec[]): ChatToolParam[] {
   }));
 }
 
+/** A {@link ToolChoice} as Chat Completions' `tool_choice`. */
+export function toChatToolChoice(choice: ToolChoice): ChatToolChoice {
+  if (typeof choice === "string") return choice;
+  return { type: "function", function: { name: choice.name } };
+}
+
+/**
+ * The body key a request's `maxTokens` is sent as: `max_completion_tokens` for OpenAI itself (its
+ * reasoning models reject `max_tokens`), `max_tokens` for the compatible servers that know only it.
+ */
+export type MaxTokensKey = "max_tokens" | "max_completion_tokens";
+
 /** Keys `requestParams` cannot override. */
 const OWNED = ["messages", "tools", "stream"] as const;
 
 /**
  * The request body for one call. `requestParams` are merged in and win, except `messages`,
- * `tools` and `stream`. Without tools, `tools`, `tool_choice` and `parallel_tool_calls` are
- * left out entirely (servers reject them alone). A streamed call asks for usage in the last
- * chunk (`stream_options.include_usage`) unless `requestParams` says otherwise.
+ * `tools` and `stream`, and except the request's own `toolChoice` and `maxTokens`, which win
+ * over them. Without tools, `tools`, `tool_choice` and `parallel_tool_calls` are left out
+ * entirely (servers reject them alone). A streamed call asks for usage in the last chunk
+ * (`stream_options.include_usage`) unless `requestParams` says otherwise.
  */
 export function chatRequestBody(
   model: string,
   request: ModelRequest,
   requestParams: Readonly<Record<string, unknown>>,
   stream: boolean,
+  maxTokensKey: MaxTokensKey = "max_tokens",
 ): ChatRequestBody {
   const params: Record<string, unknown> = { ...requestParams };
   for (const key of OWNED) delete params[key];
@@ -91,5 +105,13 @@ export function chatRequestBody(
       }
     : { model, messages, ...tools };
   delete params.stream_options;
-  return Object.assign(body, params);
+  Object.assign(body, params);
+  if (hasTools && request.toolChoice !== undefined) {
+    body.tool_choice = toChatToolChoice(request.toolChoice);
+  }
+  if (request.maxTokens !== undefined && request.maxTokens > 0) {
+    delete body[maxTokensKey === "max_tokens" ? "max_completion_tokens" : "max_tokens"];
+    body[maxTokensKey] = request.maxTokens;
+  }
+  return body;
 }

@@ -1,4 +1,11 @@
-import { type ModelResponse, randomId, type ToolCall, toolCall, type Usage } from "@toolnexus/core";
+import {
+  type ModelResponse,
+  randomId,
+  type StopReason,
+  type ToolCall,
+  toolCall,
+  type Usage,
+} from "@toolnexus/core";
 import { asRecord, ProviderError, redact } from "@toolnexus/provider-utils";
 
 /** Who is parsing: the adapter's name and the secrets to keep out of error messages. */
@@ -9,8 +16,9 @@ export interface ParseContext {
 
 /**
  * Reads a Chat Completions response: the first choice's text and tool calls, the usage, the
- * response id and the finish reason. A body without choices, or one carrying an `error` object
- * (some gateways answer errors with status 200), is a {@link ProviderError}.
+ * response id, the finish reason and the normalized stop reason (a `refusal` on the message is
+ * `"refusal"`). A body without choices, or one carrying an `error` object (some gateways answer
+ * errors with status 200), is a {@link ProviderError}.
  */
 export function parseChatCompletion(json: unknown, context: ParseContext): ModelResponse {
   const body = asRecord(json);
@@ -31,7 +39,39 @@ export function parseChatCompletion(json: unknown, context: ParseContext): Model
   const usage = usageOf(body.usage);
   if (usage !== undefined) response.usage = usage;
   if (typeof choice.finish_reason === "string") response.finishReason = choice.finish_reason;
+  const refused = typeof message.refusal === "string" && message.refusal !== "";
+  const stopReason = stopReasonOf(response.finishReason, response.toolCalls.length > 0, refused);
+  if (stopReason !== undefined) response.stopReason = stopReason;
   return response;
+}
+
+/**
+ * The normalized {@link StopReason} of a choice: `tool_calls` whenever the model called a tool,
+ * `refusal` when the message carries a refusal, else from `finish_reason` (`stop`, `tool_calls`,
+ * `function_call`, `length`, `content_filter`; anything else a server sends is `stop`).
+ * `undefined` when there is nothing to go by (no finish reason, no call, no refusal).
+ */
+export function stopReasonOf(
+  finishReason: string | undefined,
+  calledTools: boolean,
+  refused: boolean,
+): StopReason | undefined {
+  if (calledTools) return "tool_calls";
+  if (refused) return "refusal";
+  switch (finishReason) {
+    case undefined:
+      return undefined;
+    case "length":
+      return "length";
+    case "content_filter":
+      return "content_filter";
+    case "tool_calls":
+    case "function_call":
+      // A call the model announced but did not send; the turn asked for tools.
+      return "tool_calls";
+    default:
+      return "stop";
+  }
 }
 
 function textOf(message: Record<string, unknown>): string {
@@ -73,7 +113,12 @@ export function argumentsText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Maps `prompt_tokens` / `completion_tokens` / `total_tokens` to a {@link Usage}. */
+/**
+ * Maps `prompt_tokens` / `completion_tokens` / `total_tokens` to a {@link Usage}, with
+ * `prompt_tokens_details.cached_tokens` as `cacheReadTokens` and
+ * `completion_tokens_details.reasoning_tokens` as `reasoningTokens` (each left out when zero or
+ * not reported; both are already counted in the prompt and completion totals).
+ */
 export function usageOf(value: unknown): Usage | undefined {
   const usage = asRecord(value);
   if (usage === undefined) return undefined;
@@ -83,7 +128,16 @@ export function usageOf(value: unknown): Usage | undefined {
   if (prompt === undefined && completion === undefined && total === undefined) return undefined;
   const promptTokens = prompt ?? 0;
   const completionTokens = completion ?? 0;
-  return { promptTokens, completionTokens, totalTokens: total ?? promptTokens + completionTokens };
+  const out: Usage = {
+    promptTokens,
+    completionTokens,
+    totalTokens: total ?? promptTokens + completionTokens,
+  };
+  const cached = count(asRecord(usage.prompt_tokens_details)?.cached_tokens);
+  const reasoning = count(asRecord(usage.completion_tokens_details)?.reasoning_tokens);
+  if (cached !== undefined && cached > 0) out.cacheReadTokens = cached;
+  if (reasoning !== undefined && reasoning > 0) out.reasoningTokens = reasoning;
+  return out;
 }
 
 function count(value: unknown): number | undefined {
@@ -111,6 +165,13 @@ export function throwIfErrorBody(
     providerMessage,
   };
   if (typeof type === "string" || typeof type === "number") init.providerType = String(type);
+  const providerCode = error?.code;
+  if (
+    (typeof providerCode === "string" && providerCode !== "") ||
+    typeof providerCode === "number"
+  ) {
+    init.providerCode = String(providerCode);
+  }
   throw new ProviderError(
     code,
     `${context.provider}: the provider reported an error: ${providerMessage}`,

@@ -7,7 +7,13 @@ import {
   type Usage,
 } from "@toolnexus/core";
 import { asRecord, ProviderError } from "@toolnexus/provider-utils";
-import { argumentsText, type ParseContext, throwIfErrorBody, usageOf } from "./response.js";
+import {
+  argumentsText,
+  type ParseContext,
+  stopReasonOf,
+  throwIfErrorBody,
+  usageOf,
+} from "./response.js";
 
 interface PartialCall {
   index: number;
@@ -26,6 +32,7 @@ export class ChatStreamAssembler {
   readonly #context: ParseContext;
   #id: string | undefined;
   #text = "";
+  #refused = false;
   #calls = new Map<number, PartialCall>();
   #lastIndex = -1;
   #usage: Usage | undefined;
@@ -60,12 +67,9 @@ export class ChatStreamAssembler {
       if (choice === undefined || (choice.index !== undefined && choice.index !== 0)) continue;
       const delta = asRecord(choice.delta);
       if (delta !== undefined) {
-        const text =
-          typeof delta.content === "string"
-            ? delta.content
-            : typeof delta.refusal === "string"
-              ? delta.refusal
-              : "";
+        const refusal = typeof delta.refusal === "string" ? delta.refusal : "";
+        if (refusal !== "") this.#refused = true;
+        const text = typeof delta.content === "string" ? delta.content : refusal;
         if (text !== "") {
           this.#text += text;
           parts.push({ type: "text", delta: text });
@@ -109,6 +113,12 @@ export class ChatStreamAssembler {
     if (this.#id !== undefined) response.id = this.#id;
     if (this.#usage !== undefined) response.usage = this.#usage;
     if (this.#finishReason !== undefined) response.finishReason = this.#finishReason;
+    const stopReason = stopReasonOf(
+      this.#finishReason,
+      response.toolCalls.length > 0,
+      this.#refused,
+    );
+    if (stopReason !== undefined) response.stopReason = stopReason;
     return response;
   }
 

@@ -20,11 +20,20 @@ export interface ChatToolParam {
   function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
+/** `tool_choice`: a mode, or one named function. */
+export type ChatToolChoice =
+  | "auto"
+  | "none"
+  | "required"
+  | { type: "function"; function: { name: string } };
+
 interface ChatRequestBase {
   model: string;
   messages: ChatMessageParam[];
   tools?: ChatToolParam[];
-  tool_choice?: "auto";
+  tool_choice?: ChatToolChoice;
+  max_tokens?: number;
+  max_completion_tokens?: number;
 }
 
 /**
@@ -40,4 +49,8 @@ export interface ChatUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
   total_tokens?: number;
+  /** `cached_tokens`: prompt tokens served from the prompt cache (part of `prompt_tokens`). */
+  prompt_tokens_details?: { cached_tokens?: number } | null;
+  /** `reasoning_tokens`: hidden reasoning tokens (part of `completion_tokens`). */
+  completion_tokens_details?: { reasoning_tokens?: number } | null;
 }

@@ -21,13 +21,30 @@ export interface ProviderErrorInit {
   status?: number;
   /** The provider's own error message (already stripped of secrets). */
   providerMessage?: string;
-  /** The provider's error type or code, e.g. `"rate_limit_error"` or `"invalid_api_key"`. */
+  /**
+   * The provider's error type, e.g. `"invalid_request_error"` or `"rate_limit_error"` (its
+   * `code` when the body has no type).
+   */
   providerType?: string;
+  /**
+   * The provider's own error code, when its error body has one: OpenAI's `error.code`, e.g.
+   * `"context_length_exceeded"`, `"invalid_api_key"`, `"rate_limit_exceeded"`. Anthropic sends
+   * no code; its kind of error is `providerType`.
+   */
+  providerCode?: string;
   /** The provider's request id header (`x-request-id`, `request-id`), for support tickets. */
   requestId?: string;
+  /**
+   * The headers of the error response (names lower-case, credentials redacted from every value,
+   * `set-cookie` left out), e.g. `x-ratelimit-remaining-requests` or `anthropic-ratelimit-*`.
+   */
+  responseHeaders?: Readonly<Record<string, string>>;
   /** True when the same request may succeed if sent again (429, 5xx, network errors). */
   retryable?: boolean;
-  /** The delay the server asked for in `Retry-After`, in milliseconds. */
+  /**
+   * The delay the server asked for (`retry-after-ms`, else `Retry-After` in whole seconds), in
+   * milliseconds, as the server gave it: the adapter itself waits at most `maxRetryDelayMs`.
+   */
   retryAfterMs?: number;
   cause?: unknown;
 }
@@ -35,7 +52,8 @@ export interface ProviderErrorInit {
 /**
  * The error every toolnexus model adapter throws when a provider call fails (an abort rejects
  * with the signal's reason instead). Catch it to tell a rate limit (`status === 429`) from a bad
- * request or an outage; `retryable` says whether trying again later could help. Its message and
+ * request or an outage; `retryable` says whether trying again later could help, and
+ * `providerCode` tells one bad request from another (`"context_length_exceeded"`). Its message and
  * fields never contain the API key or other credential headers.
  */
 export class ProviderError extends ToolnexusError {
@@ -44,7 +62,9 @@ export class ProviderError extends ToolnexusError {
   readonly status: number | undefined;
   readonly providerMessage: string | undefined;
   readonly providerType: string | undefined;
+  readonly providerCode: string | undefined;
   readonly requestId: string | undefined;
+  readonly responseHeaders: Readonly<Record<string, string>> | undefined;
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
 
@@ -55,7 +75,9 @@ export class ProviderError extends ToolnexusError {
     this.status = init.status;
     this.providerMessage = init.providerMessage;
     this.providerType = init.providerType;
+    this.providerCode = init.providerCode;
     this.requestId = init.requestId;
+    this.responseHeaders = init.responseHeaders;
     this.retryable = init.retryable ?? false;
     this.retryAfterMs = init.retryAfterMs;
   }

@@ -303,6 +303,7 @@ describe("errorDetails", () => {
     expect(errorDetails('{"error":{"message":"m","code":429}}')).toEqual({
       message: "m",
       type: "429",
+      code: "429",
     });
     expect(errorDetails('{"error":"model \\"x\\" not found"}')).toEqual({
       message: 'model "x" not found',

@@ -1,7 +1,7 @@
 import { abortReason, raceAbort, sleep, throwIfAborted } from "./abort.js";
 import { ProviderError } from "./errors.js";
 import { redact } from "./redact.js";
-import { backoffDelay, parseRetryAfter, RETRY_STATUSES } from "./retry.js";
+import { backoffDelay, DEFAULT_MAX_RETRY_DELAY_MS, RETRY_STATUSES, retryHints } from "./retry.js";
 import { readSSE, type SSEEvent } from "./sse.js";
 
 /**
@@ -20,7 +20,15 @@ export interface HttpSettings {
   retries: number;
   /** Base of the exponential backoff, in milliseconds. */
   retryBaseMs: number;
-  /** Statuses worth retrying; defaults to {@link RETRY_STATUSES}. */
+  /**
+   * The longest wait before a retry, whatever the server asks for in `retry-after-ms` or
+   * `Retry-After`; defaults to {@link DEFAULT_MAX_RETRY_DELAY_MS} (60 s).
+   */
+  maxRetryDelayMs?: number | undefined;
+  /**
+   * Statuses worth retrying; defaults to {@link RETRY_STATUSES}. A response's
+   * `x-should-retry: true` / `false` header overrides this list for that response.
+   */
   retryStatuses?: readonly number[] | undefined;
   /** Values that must never appear in an error (the API key, credential headers). */
   secrets: readonly string[];
@@ -38,9 +46,11 @@ export interface PostRequest {
 
 /**
  * POSTs JSON and returns the parsed JSON answer, retrying 429, 5xx and network failures (a body
- * cut off mid-way included) with exponential backoff, or after `Retry-After` when the server
- * sends whole seconds. An abort rejects at once with the signal's reason and is never retried.
- * Any other failure is a {@link ProviderError}.
+ * cut off mid-way included) with exponential backoff, or after the delay the server asks for
+ * (`retry-after-ms`, else `Retry-After` in whole seconds), never longer than `maxRetryDelayMs`.
+ * `x-should-retry: false` on a response means it is not retried; `true` means it is, whatever its
+ * status. An abort rejects at once with the signal's reason and is never retried. Any other
+ * failure is a {@link ProviderError}.
  */
 export async function postJson(request: PostRequest, settings: HttpSettings): Promise<unknown> {
   return withRetries(request.signal, settings, async () => {
@@ -97,7 +107,8 @@ export async function* streamEvents(
 
 /**
  * Runs `attempt` until it succeeds, it throws something not retryable, or the retries run out.
- * Only a {@link ProviderError} with `retryable: true` is retried.
+ * Only a {@link ProviderError} with `retryable: true` is retried, after its `retryAfterMs` or the
+ * backoff, either capped at `maxRetryDelayMs`.
  */
 export async function withRetries<T>(
   signal: AbortSignal | undefined,
@@ -113,8 +124,8 @@ export async function withRetries<T>(
       if (!(thrown instanceof ProviderError) || !thrown.retryable || n >= settings.retries) {
         throw thrown;
       }
-      const delay = thrown.retryAfterMs ?? backoffDelay(n, settings.retryBaseMs, settings.random);
-      await sleep(delay, signal);
+      const wanted = thrown.retryAfterMs ?? backoffDelay(n, settings.retryBaseMs, settings.random);
+      await sleep(Math.min(wanted, settings.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS), signal);
     }
   }
 }
@@ -148,26 +159,42 @@ async function send(request: PostRequest, settings: HttpSettings): Promise<Respo
   } catch {
     if (request.signal?.aborted) throw abortReason(request.signal);
   }
-  const details = errorDetails(text);
-  const providerMessage =
-    details.message === undefined ? undefined : redact(details.message, settings.secrets);
-  const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
+  // The key is redacted before anything is cut to a snippet, or a key straddling the cut
+  // would survive in part.
+  const details = errorDetails(text, settings.secrets);
+  const providerMessage = details.message;
+  const { retryAfterMs, shouldRetry } = retryHints(response.headers);
   const summary = providerMessage ?? (response.statusText || "no error message");
+  const headers = keptHeaders(response.headers, settings.secrets);
   const init: ConstructorParameters<typeof ProviderError>[2] = {
     provider,
     status: response.status,
-    retryable: statuses.includes(response.status),
+    retryable: shouldRetry ?? statuses.includes(response.status),
+    responseHeaders: headers,
   };
   if (providerMessage !== undefined) init.providerMessage = providerMessage;
   if (details.type !== undefined) init.providerType = details.type;
-  const requestId = response.headers.get("x-request-id") ?? response.headers.get("request-id");
-  if (requestId !== null) init.requestId = requestId;
+  if (details.code !== undefined) init.providerCode = details.code;
+  const requestId = headers["x-request-id"] ?? headers["request-id"];
+  if (requestId !== undefined) init.requestId = requestId;
   if (retryAfterMs !== undefined) init.retryAfterMs = retryAfterMs;
   throw new ProviderError(
     "provider_http",
     redact(`${provider}: HTTP ${response.status}: ${summary}`, settings.secrets),
     init,
   );
+}
+
+/**
+ * The response headers an error keeps: every one but `set-cookie`, each value with the secrets
+ * redacted (a server may echo the key in any header, `x-request-id` included).
+ */
+function keptHeaders(headers: Headers, secrets: readonly string[]): Record<string, string> {
+  const kept: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (name.toLowerCase() !== "set-cookie") kept[name.toLowerCase()] = redact(value, secrets);
+  });
+  return kept;
 }
 
 async function readBody(
@@ -194,7 +221,7 @@ function parseJson(text: string, response: Response, settings: HttpSettings): un
     throw new ProviderError(
       "provider_response",
       redact(
-        `${settings.provider}: the response is not valid JSON (${describe(thrown)}): ${snippet(text)}`,
+        `${settings.provider}: the response is not valid JSON (${describe(thrown)}): ${snippet(redact(text, settings.secrets))}`,
         settings.secrets,
       ),
       { provider: settings.provider, status: response.status, cause: thrown },
@@ -203,12 +230,17 @@ function parseJson(text: string, response: Response, settings: HttpSettings): un
 }
 
 /**
- * Pulls the human-readable message and the type out of a provider's error body. Understands
- * `{ error: { message, type | code } }` (OpenAI, Anthropic, vLLM, OpenRouter), `{ error: "..." }`
- * (Ollama, llama.cpp), `{ message }` and `{ detail }`; anything else is returned as a short
- * text snippet.
+ * Pulls the human-readable message, the type and the code out of a provider's error body.
+ * Understands `{ error: { message, type, code } }` (OpenAI, Anthropic, vLLM, OpenRouter; `type`
+ * falls back to `code` when there is none), `{ error: "..." }` (Ollama, llama.cpp), `{ message }`
+ * and `{ detail }`; anything else is returned as a short text snippet. Pass the `secrets`: they
+ * are redacted from the whole body before any of it is cut to a snippet.
  */
-export function errorDetails(text: string): { message?: string; type?: string } {
+export function errorDetails(
+  body: string,
+  secrets: readonly string[] = [],
+): { message?: string; type?: string; code?: string } {
+  const text = redact(body, secrets);
   if (text.trim() === "") return {};
   let json: unknown;
   try {
@@ -220,11 +252,13 @@ export function errorDetails(text: string): { message?: string; type?: string } 
   if (record === undefined) return { message: snippet(text) };
   const inner = asRecord(record.error);
   if (inner !== undefined) {
-    const out: { message?: string; type?: string } = {};
+    const out: { message?: string; type?: string; code?: string } = {};
     const message = stringOf(inner.message);
-    const type = stringOf(inner.type) ?? stringOf(inner.code);
+    const code = stringOf(inner.code);
+    const type = stringOf(inner.type) ?? code;
     if (message !== undefined) out.message = message;
     if (type !== undefined) out.type = type;
+    if (code !== undefined) out.code = code;
     return out.message === undefined ? { ...out, message: snippet(text) } : out;
   }
   const message = stringOf(record.error) ?? stringOf(record.message) ?? stringOf(record.detail);
@@ -245,7 +279,7 @@ export function parseEventData(
     throw new ProviderError(
       "provider_response",
       redact(
-        `${settings.provider}: a streamed event is not valid JSON (${describe(thrown)}): ${snippet(event.data)}`,
+        `${settings.provider}: a streamed event is not valid JSON (${describe(thrown)}): ${snippet(redact(event.data, settings.secrets))}`,
         settings.secrets,
       ),
       { provider: settings.provider, cause: thrown },

@@ -15,11 +15,14 @@ export {
 export { credentialValues, hasCredentialHeader, REDACTED, redact } from "./redact.js";
 export {
   backoffDelay,
+  DEFAULT_MAX_RETRY_DELAY_MS,
   DEFAULT_RETRIES,
   DEFAULT_RETRY_BASE_MS,
   MAX_BACKOFF_MS,
   parseRetryAfter,
+  parseRetryAfterMs,
   RETRY_STATUSES,
+  retryHints,
   retryOptions,
 } from "./retry.js";
 export type { SSEEvent } from "./sse.js";

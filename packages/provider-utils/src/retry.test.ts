@@ -53,10 +53,15 @@ describe("backoffDelay", () => {
 
 describe("retryOptions", () => {
   it("fills in the defaults", () => {
-    expect(retryOptions("x", {})).toEqual({ retries: 2, retryBaseMs: 500 });
-    expect(retryOptions("x", { retries: 0, retryBaseMs: 5 })).toEqual({
+    expect(retryOptions("x", {})).toEqual({
+      retries: 2,
+      retryBaseMs: 500,
+      maxRetryDelayMs: 60_000,
+    });
+    expect(retryOptions("x", { retries: 0, retryBaseMs: 5, maxRetryDelayMs: 10 })).toEqual({
       retries: 0,
       retryBaseMs: 5,
+      maxRetryDelayMs: 10,
     });
   });
 
@@ -64,5 +69,6 @@ describe("retryOptions", () => {
     expect(() => retryOptions("openai", { retries: -1 })).toThrow(/openai: retries/);
     expect(() => retryOptions("openai", { retries: 1.5 })).toThrow(/retries/);
     expect(() => retryOptions("openai", { retryBaseMs: Number.NaN })).toThrow(/retryBaseMs/);
+    expect(() => retryOptions("openai", { maxRetryDelayMs: -1 })).toThrow(/maxRetryDelayMs/);
   });
 });

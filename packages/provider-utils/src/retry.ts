@@ -11,6 +11,41 @@ export const DEFAULT_RETRY_BASE_MS = 500;
 export const MAX_BACKOFF_MS = 60_000;
 
 /**
+ * The longest wait before a retry by default, whatever the server asks for: a `Retry-After: 3600`
+ * must not stall a run for an hour. Adapters take `maxRetryDelayMs` to change it.
+ */
+export const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
+
+/**
+ * Reads a `retry-after-ms` header (the delay in milliseconds, a fraction allowed, as OpenAI
+ * sends it). Anything but a non-negative number gives `undefined`.
+ */
+export function parseRetryAfterMs(value: string | null | undefined): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (!/^\d+(?:\.\d+)?$/.test(trimmed)) return undefined;
+  const ms = Number(trimmed);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/**
+ * What the server's headers say about retrying: the delay it asks for (`retry-after-ms`, else
+ * `Retry-After`), and `x-should-retry` (`true` or `false`; `undefined` when absent or other).
+ */
+export function retryHints(headers: { get(name: string): string | null }): {
+  retryAfterMs: number | undefined;
+  shouldRetry: boolean | undefined;
+} {
+  const retryAfterMs =
+    parseRetryAfterMs(headers.get("retry-after-ms")) ?? parseRetryAfter(headers.get("retry-after"));
+  const should = headers.get("x-should-retry")?.trim().toLowerCase();
+  return {
+    retryAfterMs,
+    shouldRetry: should === "true" ? true : should === "false" ? false : undefined,
+  };
+}
+
+/**
  * Reads a `Retry-After` header as whole delay-seconds and returns milliseconds. Only digits are
  * accepted (`"0"` means retry now); an HTTP date, a fraction or anything else gives `undefined`,
  * so the caller falls back to its own backoff.
@@ -38,20 +73,31 @@ export function backoffDelay(
 }
 
 /**
- * Validates an adapter's `retries` / `retryBaseMs` options and fills in the defaults (2 retries,
- * 500 ms). Throws a TypeError naming the bad option, so a typo fails at construction.
+ * Validates an adapter's `retries` / `retryBaseMs` / `maxRetryDelayMs` options and fills in the
+ * defaults (2 retries, 500 ms, 60 s). Throws a TypeError naming the bad option, so a typo fails at
+ * construction.
  */
 export function retryOptions(
   provider: string,
-  options: { retries?: number | undefined; retryBaseMs?: number | undefined },
-): { retries: number; retryBaseMs: number } {
+  options: {
+    retries?: number | undefined;
+    retryBaseMs?: number | undefined;
+    maxRetryDelayMs?: number | undefined;
+  },
+): { retries: number; retryBaseMs: number; maxRetryDelayMs: number } {
   const retries = options.retries ?? DEFAULT_RETRIES;
   const retryBaseMs = options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
+  const maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
   if (!Number.isInteger(retries) || retries < 0) {
     throw new TypeError(`${provider}: retries must be a whole number >= 0, got ${retries}`);
   }
   if (!Number.isFinite(retryBaseMs) || retryBaseMs < 0) {
     throw new TypeError(`${provider}: retryBaseMs must be a number >= 0, got ${retryBaseMs}`);
   }
-  return { retries, retryBaseMs };
+  if (!Number.isFinite(maxRetryDelayMs) || maxRetryDelayMs < 0) {
+    throw new TypeError(
+      `${provider}: maxRetryDelayMs must be a number >= 0, got ${maxRetryDelayMs}`,
+    );
+  }
+  return { retries, retryBaseMs, maxRetryDelayMs };
 }
