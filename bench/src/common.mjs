@@ -86,9 +86,12 @@ export function turnClock() {
   };
 }
 
-/** The installed version of a dependency of the bench package. */
-export function version(name) {
-  const url = new URL(`../node_modules/${name}/package.json`, import.meta.url);
+/**
+ * The installed version of a dependency of a bench package: `root` is the package's folder
+ * (bench/ by default; bench/next/ for the Node 22 peers).
+ */
+export function version(name, root = new URL("../", import.meta.url)) {
+  const url = new URL(`node_modules/${name}/package.json`, root);
   return JSON.parse(readFileSync(url, "utf8")).version;
 }
 

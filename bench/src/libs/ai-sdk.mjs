@@ -1,8 +1,7 @@
-// The Vercel AI SDK: generateText with tools, the model replaced by MockLanguageModelV3 from
-// ai/test whose doGenerate plays the script.
-import { generateText, stepCountIs, tool } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
-import { z } from "zod";
+// The Vercel AI SDK: generateText with tools, the model replaced by the mock language model of
+// ai/test (MockLanguageModelV4 where the SDK has it, as in ai 7; MockLanguageModelV3 in ai 6)
+// whose doGenerate plays the script. The SDK's modules come from the bench package that runs
+// (see peers.mjs), so the same scenarios run against ai 6 on Node 20 and ai 7 on Node 22.
 import {
   ARGS_JSON,
   callId,
@@ -17,10 +16,7 @@ import {
   responseId,
   turnClock,
   turnOf,
-  version,
 } from "../common.mjs";
-
-const inputSchema = z.object({ a: z.number(), b: z.number() });
 
 const usage = {
   inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
@@ -53,14 +49,20 @@ function lastToolResult(prompt) {
   return last.content[last.content.length - 1];
 }
 
-/** The mock, without its call log: recording every request is a test aid, not the SDK's cost. */
-function mock(doGenerate) {
-  const model = new MockLanguageModelV3({ doGenerate });
-  model.doGenerateCalls = { push() {}, length: 0 };
-  return model;
-}
-
-export function create() {
+/**
+ * `deps`: `ai` and `aiTest` (the modules `ai` and `ai/test`), `z` (zod) and `version` (the
+ * installed `ai`'s version), from the bench package's peers.mjs.
+ */
+export function create({ ai, aiTest, z, version }) {
+  const { generateText, stepCountIs, tool } = ai;
+  const MockLanguageModel = aiTest.MockLanguageModelV4 ?? aiTest.MockLanguageModelV3;
+  const inputSchema = z.object({ a: z.number(), b: z.number() });
+  /** The mock, without its call log: recording every request is a test aid, not the SDK's cost. */
+  const mock = (doGenerate) => {
+    const model = new MockLanguageModel({ doGenerate });
+    model.doGenerateCalls = { push() {}, length: 0 };
+    return model;
+  };
   const ran = counter();
   const add = tool({
     description: "Add two numbers",
@@ -144,7 +146,7 @@ export function create() {
 
   return {
     name: "Vercel AI SDK",
-    version: `ai@${version("ai")}`,
+    version: `ai@${version}`,
     ran,
     s1: () => oneRun(m1, "s1", FINAL.s1, 1),
     s2: () => oneRun(m2, "s2", FINAL.s2, FANOUT),

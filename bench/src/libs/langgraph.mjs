@@ -1,12 +1,6 @@
 // LangGraph.js: the prebuilt ReAct agent (a model node and a ToolNode) driven by a fake chat
 // model that plays the script; S5 interrupts inside the tool with a MemorySaver checkpointer
 // and resumes with Command({ resume }).
-import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
-import { Command, interrupt, MemorySaver } from "@langchain/langgraph";
-import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { z } from "zod";
 import {
   ARGS_JSON,
   callId,
@@ -21,50 +15,7 @@ import {
   responseId,
   turnClock,
   turnOf,
-  version,
 } from "../common.mjs";
-
-const schema = z.object({ a: z.number(), b: z.number() });
-
-/** A chat model that answers from the last message only; binding tools changes nothing. */
-class ScriptedChatModel extends BaseChatModel {
-  constructor(decide) {
-    super({});
-    this.decide = decide;
-  }
-  _llmType() {
-    return "scripted";
-  }
-  bindTools() {
-    return this;
-  }
-  async _generate(messages) {
-    const last = messages[messages.length - 1];
-    const message = this.decide(last._getType() === "tool" ? last : undefined);
-    return {
-      generations: [{ text: typeof message.content === "string" ? message.content : "", message }],
-    };
-  }
-}
-
-const answer = (text) => new AIMessage({ id: responseId(), content: text });
-// A provider integration parses the arguments' JSON text; so does the script.
-const calls = (ids) =>
-  new AIMessage({
-    id: responseId(),
-    content: "",
-    tool_calls: ids.map((id) => ({
-      id,
-      name: "add",
-      args: JSON.parse(ARGS_JSON),
-      type: "tool_call",
-    })),
-  });
-
-const lastText = (result) => {
-  const content = result.messages[result.messages.length - 1].content;
-  return typeof content === "string" ? content : JSON.stringify(content);
-};
 
 /** Bytes the saver holds for one thread: every checkpoint, its metadata and pending writes. */
 function threadBytes(saver, threadId) {
@@ -82,7 +33,70 @@ function threadBytes(saver, threadId) {
   return bytes;
 }
 
-export function create() {
+/**
+ * `deps`: `chatModels` (`@langchain/core/language_models/chat_models`), `messages`
+ * (`@langchain/core/messages`), `tools` (`@langchain/core/tools`), `langgraph`
+ * (`@langchain/langgraph`), `prebuilt` (`@langchain/langgraph/prebuilt`), `z` (zod) and
+ * `version` (the installed versions), from the bench package's peers.mjs.
+ */
+export function create({
+  chatModels,
+  messages,
+  tools: toolsModule,
+  langgraph,
+  prebuilt,
+  z,
+  version,
+}) {
+  const { BaseChatModel } = chatModels;
+  const { AIMessage } = messages;
+  const { tool } = toolsModule;
+  const { Command, interrupt, MemorySaver } = langgraph;
+  const { createReactAgent } = prebuilt;
+  const schema = z.object({ a: z.number(), b: z.number() });
+
+  /** A chat model that answers from the last message only; binding tools changes nothing. */
+  class ScriptedChatModel extends BaseChatModel {
+    constructor(decide) {
+      super({});
+      this.decide = decide;
+    }
+    _llmType() {
+      return "scripted";
+    }
+    bindTools() {
+      return this;
+    }
+    async _generate(messages) {
+      const last = messages[messages.length - 1];
+      const message = this.decide(last._getType() === "tool" ? last : undefined);
+      return {
+        generations: [
+          { text: typeof message.content === "string" ? message.content : "", message },
+        ],
+      };
+    }
+  }
+
+  const answer = (text) => new AIMessage({ id: responseId(), content: text });
+  // A provider integration parses the arguments' JSON text; so does the script.
+  const calls = (ids) =>
+    new AIMessage({
+      id: responseId(),
+      content: "",
+      tool_calls: ids.map((id) => ({
+        id,
+        name: "add",
+        args: JSON.parse(ARGS_JSON),
+        type: "tool_call",
+      })),
+    });
+
+  const lastText = (result) => {
+    const content = result.messages[result.messages.length - 1].content;
+    return typeof content === "string" ? content : JSON.stringify(content);
+  };
+
   const ran = counter();
   const add = tool(
     async ({ a, b }) => {
@@ -162,7 +176,7 @@ export function create() {
 
   return {
     name: "LangGraph.js",
-    version: `@langchain/langgraph@${version("@langchain/langgraph")} + @langchain/core@${version("@langchain/core")}`,
+    version,
     ran,
     s1: () => oneRun(g1, "s1", FINAL.s1, 1),
     s2: () => oneRun(g2, "s2", FINAL.s2, FANOUT),

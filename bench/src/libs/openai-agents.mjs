@@ -1,7 +1,6 @@
 // The OpenAI Agents SDK: an Agent with function tools run by a Runner, tracing off, and a fake
-// `Model` whose getResponse plays the script.
-import { Agent, Runner, RunState, setTracingDisabled, tool, Usage } from "@openai/agents";
-import { z } from "zod";
+// `Model` whose getResponse plays the script. The SDK comes from the bench package that runs (see
+// peers.mjs): 0.14 on Node 20, the newest (which needs Node 22) on Node 22.
 import {
   ARGS_JSON,
   callId,
@@ -16,60 +15,62 @@ import {
   responseId,
   turnClock,
   turnOf,
-  version,
 } from "../common.mjs";
 
-setTracingDisabled(true);
-
-const parameters = z.object({ a: z.number(), b: z.number() });
-
-const answer = (text) => ({
-  usage: new Usage(),
-  responseId: responseId(),
-  output: [
-    {
-      type: "message",
-      role: "assistant",
+/**
+ * `deps`: `agents` (the module `@openai/agents`), `z` (zod) and `version` (the installed
+ * `@openai/agents`'s version), from the bench package's peers.mjs.
+ */
+export function create({ agents, z, version }) {
+  const { Agent, Runner, RunState, setTracingDisabled, tool, Usage } = agents;
+  setTracingDisabled(true);
+  const parameters = z.object({ a: z.number(), b: z.number() });
+  const answer = (text) => ({
+    usage: new Usage(),
+    responseId: responseId(),
+    output: [
+      {
+        type: "message",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text }],
+      },
+    ],
+  });
+  const calls = (ids) => ({
+    usage: new Usage(),
+    responseId: responseId(),
+    output: ids.map((id) => ({
+      type: "function_call",
+      callId: id,
+      name: "add",
+      arguments: ARGS_JSON,
       status: "completed",
-      content: [{ type: "output_text", text }],
-    },
-  ],
-});
-const calls = (ids) => ({
-  usage: new Usage(),
-  responseId: responseId(),
-  output: ids.map((id) => ({
-    type: "function_call",
-    callId: id,
-    name: "add",
-    arguments: ARGS_JSON,
-    status: "completed",
-  })),
-});
+    })),
+  });
 
-/** The last function result the model was sent, or undefined after a user turn. */
-function lastToolResult(input) {
-  if (typeof input === "string") return undefined;
-  const last = input[input.length - 1];
-  return last?.type === "function_call_result" ? last : undefined;
-}
+  /** The last function result the model was sent, or undefined after a user turn. */
+  function lastToolResult(input) {
+    if (typeof input === "string") return undefined;
+    const last = input[input.length - 1];
+    return last?.type === "function_call_result" ? last : undefined;
+  }
 
-const outputText = (item) => (typeof item.output === "string" ? item.output : item.output.text);
+  const outputText = (item) => (typeof item.output === "string" ? item.output : item.output.text);
 
-/** A fake Model: the scripted answer for the request's input. */
-function model(decide) {
-  return {
-    async getResponse(request) {
-      return decide(lastToolResult(request.input));
-    },
-    // biome-ignore lint/correctness/useYield: the bench never streams.
-    async *getStreamedResponse() {
-      throw new Error("the bench does not stream");
-    },
-  };
-}
+  /** A fake Model: the scripted answer for the request's input. */
+  function model(decide) {
+    return {
+      async getResponse(request) {
+        return decide(lastToolResult(request.input));
+      },
+      // biome-ignore lint/correctness/useYield: the bench never streams.
+      async *getStreamedResponse() {
+        throw new Error("the bench does not stream");
+      },
+    };
+  }
 
-export function create() {
   const runner = new Runner({ tracingDisabled: true });
   const ran = counter();
   const add = tool({
@@ -153,7 +154,7 @@ export function create() {
 
   return {
     name: "OpenAI Agents SDK",
-    version: `@openai/agents@${version("@openai/agents")}`,
+    version: `@openai/agents@${version}`,
     ran,
     s1: () => oneRun(a1, "s1", FINAL.s1, 1),
     s2: () => oneRun(a2, "s2", FINAL.s2, FANOUT),
