@@ -24,7 +24,14 @@ import { fileURLToPath } from "node:url";
 import { checkChangesets } from "./pack-test/changesets.mjs";
 import { PROVIDER_PACKAGES, REPLY, startFakeProvider } from "./pack-test/fake-provider.mjs";
 import { exec, fail, failures, indent, log, pool, seconds } from "./pack-test/proc.mjs";
-import { analyseExample, importedPackages, missingOutput, readReadme, toCjs, toEsm } from "./pack-test/readme.mjs";
+import {
+  analyseExample,
+  importedPackages,
+  missingOutput,
+  readReadme,
+  toCjs,
+  toEsm,
+} from "./pack-test/readme.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const KEEP = process.argv.includes("--keep");
@@ -49,7 +56,8 @@ async function main() {
     const changesets = checkChangesets(ROOT, temp, packages);
     await Promise.all(packages.map((pkg) => slot(() => pack(pkg, pnpm, temp, all))));
     const lints = Promise.all(packages.filter((p) => p.tarball).map(lint));
-    if (packages.every((pkg) => pkg.tarball)) await installAndRun(packages, all, rootManifest, temp, fake);
+    if (packages.every((pkg) => pkg.tarball))
+      await installAndRun(packages, all, rootManifest, temp, fake);
     await Promise.all([lints, changesets]);
   } finally {
     await fake.close();
@@ -61,7 +69,9 @@ async function main() {
 /** The workspace's packages, from the `packages:` list of pnpm-workspace.yaml (`dir/*` or `dir`). */
 async function workspacePackages() {
   const yaml = await readFile(join(ROOT, "pnpm-workspace.yaml"), "utf8");
-  const globs = [...(/^packages:\n((?:\s+-.*\n)+)/m.exec(yaml)?.[1] ?? "").matchAll(/-\s+["']?([^"'\s]+)/g)].map((m) => m[1]);
+  const globs = [
+    ...(/^packages:\n((?:\s+-.*\n)+)/m.exec(yaml)?.[1] ?? "").matchAll(/-\s+["']?([^"'\s]+)/g),
+  ].map((m) => m[1]);
   const dirs = [];
   for (const glob of globs) {
     if (!glob.endsWith("/*")) dirs.push(join(ROOT, glob));
@@ -83,7 +93,9 @@ async function workspacePackages() {
 async function pack(pkg, pnpm, temp, all) {
   const out = join(temp, "tarballs");
   await mkdir(out, { recursive: true });
-  const packed = await exec("npx", ["-y", pnpm, "pack", "--pack-destination", out, "--json"], { cwd: pkg.dir });
+  const packed = await exec("npx", ["-y", pnpm, "pack", "--pack-destination", out, "--json"], {
+    cwd: pkg.dir,
+  });
   if (!packed.ok) return fail(pkg.name, "pack", `${packed.exit}:\n${packed.output}`);
   pkg.tarball = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("{"))).filename;
   const unpacked = join(temp, "unpacked", short(pkg.name));
@@ -112,7 +124,8 @@ async function pack(pkg, pnpm, temp, all) {
 async function lint(pkg) {
   const bin = join(ROOT, "node_modules", ".bin");
   const publint = await slot(() => exec(join(bin, "publint"), ["run", "--strict", pkg.tarball]));
-  if (!publint.ok || !publint.stdout.includes("All good!")) fail(pkg.name, "publint", publint.output);
+  if (!publint.ok || !publint.stdout.includes("All good!"))
+    fail(pkg.name, "publint", publint.output);
   const attw = await slot(() => exec(join(bin, "attw"), [pkg.tarball, "--no-color", "--no-emoji"]));
   if (!attw.ok || !attw.stdout.includes("No problems found")) fail(pkg.name, "attw", attw.output);
   if (publint.ok && attw.ok) log(`ok   ${pkg.name}: publint and attw clean`);
@@ -133,22 +146,38 @@ async function installAndRun(packages, all, rootManifest, temp, fake) {
     for (const name of importedPackages(pkg.readme?.example?.code ?? "")) {
       if (packages.some((p) => p.name === name) || registry[name]) continue;
       if (declared(name)) registry[name] = declared(name);
-      else fail(pkg.name, "README", `the example imports ${name}, which no workspace package declares`);
+      else
+        fail(
+          pkg.name,
+          "README",
+          `the example imports ${name}, which no workspace package declares`,
+        );
     }
   }
   await writeProject(project, packages, registry);
   log(`...  npm install of ${packages.length} tarballs and ${Object.keys(registry).join(", ")}`);
   // better-sqlite3 compiles from source: its prebuilt binaries live off the npm registry.
   const npmEnv = { ...cleanNpmEnv(), npm_config_build_from_source: "true" };
-  const install = await exec("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: project, env: npmEnv, timeoutMs: 900_000 });
-  if (!install.ok) return fail("(all packages)", "npm install", `${install.exit}:\n${install.output}`);
+  const install = await exec("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], {
+    cwd: project,
+    env: npmEnv,
+    timeoutMs: 900_000,
+  });
+  if (!install.ok)
+    return fail("(all packages)", "npm install", `${install.exit}:\n${install.output}`);
   log(`ok   npm install, native builds included (${seconds(install.ms)})`);
   const lock = await readJson(join(project, "package-lock.json"));
   for (const pkg of packages) {
-    const copies = Object.keys(lock.packages).filter((path) => path.endsWith(`node_modules/${pkg.name}`));
+    const copies = Object.keys(lock.packages).filter((path) =>
+      path.endsWith(`node_modules/${pkg.name}`),
+    );
     const top = lock.packages[`node_modules/${pkg.name}`];
     if (copies.length !== 1 || !top?.resolved?.startsWith("file:") || top.version !== pkg.version) {
-      fail(pkg.name, "npm install", `expected once, from its tarball, at ${pkg.version}; found ${copies.join(", ")} (${top?.resolved})`);
+      fail(
+        pkg.name,
+        "npm install",
+        `expected once, from its tarball, at ${pkg.version}; found ${copies.join(", ")} (${top?.resolved})`,
+      );
     }
   }
 
@@ -167,21 +196,33 @@ async function installAndRun(packages, all, rootManifest, temp, fake) {
     const readme = pkg.readme;
     if (readme === undefined) continue;
     const imports = readme.example ? importedPackages(readme.example.code) : [];
-    if (readme.example && !imports.includes(pkg.name)) readme.problems.push(`the example does not import ${pkg.name}`);
+    if (readme.example && !imports.includes(pkg.name))
+      readme.problems.push(`the example does not import ${pkg.name}`);
     const missing = imports.filter((name) => !readme.install.includes(name));
-    if (missing.length > 0) readme.problems.push(`the example imports ${missing.join(", ")}, which the install line leaves out`);
+    if (missing.length > 0)
+      readme.problems.push(
+        `the example imports ${missing.join(", ")}, which the install line leaves out`,
+      );
     if (readme.problems.length > 0) fail(pkg.name, "README", readme.problems.join("\n"));
     if (!readme.example) continue;
     const analysis = analyseExample(ts, readme.example.code);
     await writeFile(join(dir, "readme.mts"), readme.example.code);
     await writeFile(join(dir, "readme.mjs"), toEsm(ts, readme.example.code));
     await writeFile(join(dir, "readme.cjs"), toCjs(ts, analysis, readme.example.code));
-    for (const format of ["esm", "cjs"]) runs.push(slot(() => runExample(pkg, format, { project, dir, analysis, fake })));
+    for (const format of ["esm", "cjs"])
+      runs.push(slot(() => runExample(pkg, format, { project, dir, analysis, fake })));
   }
-  const tsc = slot(() => exec(process.execPath, [join(project, "node_modules/typescript/bin/tsc"), "-p", project, "--pretty", "false"], { cwd: project }));
+  const tsc = slot(() =>
+    exec(
+      process.execPath,
+      [join(project, "node_modules/typescript/bin/tsc"), "-p", project, "--pretty", "false"],
+      { cwd: project },
+    ),
+  );
   await Promise.all(runs);
   const checked = await tsc;
-  if (checked.ok) log(`ok   tsc --noEmit (strict, nodenext) of every example and entry point, ESM and CJS`);
+  if (checked.ok)
+    log(`ok   tsc --noEmit (strict, nodenext) of every example and entry point, ESM and CJS`);
   else fail("(examples)", "typecheck", checked.output);
 }
 
@@ -196,28 +237,42 @@ async function runExample(pkg, format, { project, dir, analysis, fake }) {
     format === "esm"
       ? ["--import", join(project, "guard-esm.mjs")]
       : ["--no-experimental-require-module", "--require", join(project, "guard-cjs.cjs")].filter(
-          (flag) => flag !== "--no-experimental-require-module" || process.allowedNodeEnvironmentFlags.has(flag),
+          (flag) =>
+            flag !== "--no-experimental-require-module" ||
+            process.allowedNodeEnvironmentFlags.has(flag),
         );
   const file = join(dir, format === "esm" ? "readme.mjs" : "readme.cjs");
   const env = { ...fake.env(run), NO_COLOR: "1", PACK_TEST_PACKAGE: pkg.name };
   const result = await exec(process.execPath, [...flags, file], { cwd, env, timeoutMs: 60_000 });
   const step = `${format.toUpperCase()} example (README line ${pkg.readme.example.line})`;
   if (!result.ok) return fail(pkg.name, step, `${result.exit}:\n${result.output}`);
-  if (result.stderr.trim() !== "") return fail(pkg.name, step, `wrote to stderr:\n${result.stderr}`);
+  if (result.stderr.trim() !== "")
+    return fail(pkg.name, step, `wrote to stderr:\n${result.stderr}`);
   const absent = missingOutput(analysis.expected, result.stdout);
-  if (absent) return fail(pkg.name, step, `no "${absent.text}" (example line ${absent.line}) in:\n${indent(result.stdout)}`);
+  if (absent)
+    return fail(
+      pkg.name,
+      step,
+      `no "${absent.text}" (example line ${absent.line}) in:\n${indent(result.stdout)}`,
+    );
   let talked = "";
   const api = PROVIDER_PACKAGES[pkg.name];
   if (api !== undefined) {
     const turns = fake.turnsOf(run).filter((turn) => turn.api === api);
     const problems = [];
-    if (turns.length === 0) problems.push(`no request reached the fake ${api} server (a hard-coded baseUrl bypasses it)`);
-    if (turns.some((t) => t.call) && !turns.some((t) => t.hadToolResult)) problems.push("a tool was called but its result never came back");
-    if (turns.length > 0 && !result.stdout.includes(REPLY)) problems.push(`the fake model's answer is not printed`);
-    if (problems.length > 0) return fail(pkg.name, step, `${problems.join("\n")}\nstdout:\n${indent(result.stdout)}`);
+    if (turns.length === 0)
+      problems.push(`no request reached the fake ${api} server (a hard-coded baseUrl bypasses it)`);
+    if (turns.some((t) => t.call) && !turns.some((t) => t.hadToolResult))
+      problems.push("a tool was called but its result never came back");
+    if (turns.length > 0 && !result.stdout.includes(REPLY))
+      problems.push(`the fake model's answer is not printed`);
+    if (problems.length > 0)
+      return fail(pkg.name, step, `${problems.join("\n")}\nstdout:\n${indent(result.stdout)}`);
     talked = `, ${turns.length} request(s) to the fake ${api} server${turns.some((t) => t.call) ? " with a tool round trip" : ""}`;
   }
-  log(`ok   ${pkg.name}: ${format} example exits 0, ${analysis.expected.length} expected line(s) printed${talked} (${seconds(result.ms)})`);
+  log(
+    `ok   ${pkg.name}: ${format} example exits 0, ${analysis.expected.length} expected line(s) printed${talked} (${seconds(result.ms)})`,
+  );
 }
 
 async function writeProject(project, packages, registry) {
@@ -229,8 +284,18 @@ async function writeProject(project, packages, registry) {
   }
   const manifest = { name: "pack-test", private: true, dependencies, overrides };
   await writeFile(join(project, "package.json"), JSON.stringify(manifest, null, 2));
-  const compilerOptions = { strict: true, module: "nodenext", target: "es2022", lib: ["es2023"], types: ["node"], noEmit: true };
-  await writeFile(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["examples/**/*.mts", "examples/**/*.cts"] }));
+  const compilerOptions = {
+    strict: true,
+    module: "nodenext",
+    target: "es2022",
+    lib: ["es2023"],
+    types: ["node"],
+    noEmit: true,
+  };
+  await writeFile(
+    join(project, "tsconfig.json"),
+    JSON.stringify({ compilerOptions, include: ["examples/**/*.mts", "examples/**/*.cts"] }),
+  );
   await writeFile(
     join(project, "guard-esm.mjs"),
     `import { createRequire } from "node:module";
@@ -254,7 +319,8 @@ process.on("exit", () => {
 function cleanNpmEnv() {
   const env = { ...process.env };
   for (const key of Object.keys(env)) {
-    if (/^npm_config_/i.test(key) && !/^npm_config_(cache|registry|userconfig|nodedir)$/i.test(key)) delete env[key];
+    if (/^npm_config_/i.test(key) && !/^npm_config_(cache|registry|userconfig|nodedir)$/i.test(key))
+      delete env[key];
   }
   return env;
 }
@@ -266,8 +332,11 @@ try {
   fail("(pack test)", "internal error", error?.stack ?? String(error));
 }
 if (failures.length > 0) {
-  console.error(`\npack-test: FAILED in ${seconds(Date.now() - begin)}, ${failures.length} failure(s):`);
-  for (const { pkg, step, detail } of failures) console.error(`\n✗ ${pkg}: ${step}\n${indent(detail)}`);
+  console.error(
+    `\npack-test: FAILED in ${seconds(Date.now() - begin)}, ${failures.length} failure(s):`,
+  );
+  for (const { pkg, step, detail } of failures)
+    console.error(`\n✗ ${pkg}: ${step}\n${indent(detail)}`);
   process.exit(1);
 }
 console.log(`\npack-test: passed in ${seconds(Date.now() - begin)}`);
