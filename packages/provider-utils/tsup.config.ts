@@ -1,3 +1,3 @@
 import { libraryConfig } from "../../tsup.shared.js";
 
-export default libraryConfig({ entry: ["src/index.ts", "src/testing.ts"] });
+export default libraryConfig({ entry: ["src/index.ts", "src/testing.ts"], external: ["vitest"] });

@@ -1,6 +1,7 @@
 // The client scenario set, run through this adapter against a local server that answers like
-// the Messages API: a tool round trip, parallel calls, a suspension with a durable
+// the Messages API: a tool round trip (its wire shape), a suspension with a durable
 // resume in a second client, and a streamed run with the same outcome as a plain one.
+// Parallel calls, retries, aborts and redaction are in the adapter kit (adapter-suite.test.ts).
 import type { MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";
 import {
   AnswerConflictError,
@@ -191,37 +192,6 @@ describe("client scenarios over @toolnexus/anthropic", () => {
       },
     ]);
     expect(sent(1).tools?.[0]?.name).toBe("add");
-  });
-
-  it("parallel tool calls", async () => {
-    await serve(parallel);
-    const client = createClient({ model: model(server?.url ?? ""), tools: [addTool()] });
-    const result = await client.run("Add 1+2 and 30+40");
-
-    expect(result.status).toBe("done");
-    expect(result.text).toBe("3 and 70.");
-    expect(calls(result.toolCalls).map((c) => [c.id, c.result.output])).toEqual([
-      ["toolu_1", "3"],
-      ["toolu_2", "70"],
-    ]);
-    // Both results travel in one user turn.
-    expect(sent(1).messages.slice(1)).toEqual([
-      {
-        role: "assistant",
-        content: [
-          { type: "text", text: "Adding both." },
-          { type: "tool_use", id: "toolu_1", name: "add", input: { a: 1, b: 2 } },
-          { type: "tool_use", id: "toolu_2", name: "add", input: { a: 30, b: 40 } },
-        ],
-      },
-      {
-        role: "user",
-        content: [
-          { type: "tool_result", tool_use_id: "toolu_1", content: "3", is_error: false },
-          { type: "tool_result", tool_use_id: "toolu_2", content: "70", is_error: false },
-        ],
-      },
-    ]);
   });
 
   it("a suspension halts the run, and a second client resumes it durably", async () => {

@@ -5,7 +5,13 @@ import {
   toolCall,
   type Usage,
 } from "@toolnexus/core";
-import { asRecord, ProviderError, redact } from "@toolnexus/provider-utils";
+import {
+  asRecord,
+  tokenCount as count,
+  ProviderError,
+  redact,
+  usageFromCounts,
+} from "@toolnexus/provider-utils";
 import { type AnthropicProviderData, PROVIDER_DATA_KEY } from "./request.js";
 import type { RedactedThinkingBlockParam, ThinkingBlockParam } from "./wire.js";
 
@@ -149,22 +155,13 @@ export function usageOf(value: unknown): Usage | undefined {
 export function usageFrom(counts: AnthropicCounts): Usage {
   const cacheRead = counts.cacheRead ?? 0;
   const cacheWrite = counts.cacheWrite ?? 0;
-  const promptTokens = (counts.input ?? 0) + cacheRead + cacheWrite;
-  const completionTokens = counts.output ?? 0;
-  const usage: Usage = {
-    promptTokens,
-    completionTokens,
-    totalTokens: promptTokens + completionTokens,
-  };
-  if (cacheRead > 0) usage.cacheReadTokens = cacheRead;
-  if (cacheWrite > 0) usage.cacheWriteTokens = cacheWrite;
-  if (counts.thinking !== undefined && counts.thinking > 0) usage.reasoningTokens = counts.thinking;
-  return usage;
-}
-
-/** A finite number, or `undefined`. */
-export function count(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+  return usageFromCounts({
+    prompt: (counts.input ?? 0) + cacheRead + cacheWrite,
+    completion: counts.output ?? 0,
+    cacheRead,
+    cacheWrite,
+    reasoning: counts.thinking,
+  });
 }
 
 /** The error of a `{ type: "error", error: { type, message } }` body or stream event. */

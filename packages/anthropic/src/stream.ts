@@ -1,8 +1,7 @@
 import type { ModelResponse, ModelStreamPart, ToolCall } from "@toolnexus/core";
-import { asRecord, ProviderError } from "@toolnexus/provider-utils";
+import { asRecord, tokenCount as count, ProviderError } from "@toolnexus/provider-utils";
 import {
   type AnthropicCounts,
-  count,
   countsOf,
   errorEvent,
   type ParseContext,

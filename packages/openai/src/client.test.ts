@@ -1,6 +1,7 @@
 // The client scenario set, run through this adapter against a local server that answers like
-// the Chat Completions API: a tool round trip, parallel calls, a suspension with a durable
+// the Chat Completions API: a tool round trip (its wire shape), a suspension with a durable
 // resume in a second client, and a streamed run with the same outcome as a plain one.
+// Parallel calls, retries, aborts and redaction are in the adapter kit (adapter-suite.test.ts).
 import {
   AnswerConflictError,
   createClient,
@@ -190,39 +191,6 @@ describe("client scenarios over @toolnexus/openai", () => {
       { role: "tool", tool_call_id: "call_add", content: "5" },
     ]);
     expect(sent(1).tools?.[0]?.function.name).toBe("add");
-  });
-
-  it("parallel tool calls", async () => {
-    await serve(parallel);
-    const client = createClient({ model: model(server?.url ?? ""), tools: [addTool()] });
-    const result = await client.run("Add 1+2 and 30+40");
-
-    expect(result.status).toBe("done");
-    expect(result.text).toBe("3 and 70.");
-    expect(calls(result.toolCalls).map((c) => [c.id, c.result.output])).toEqual([
-      ["call_1", "3"],
-      ["call_2", "70"],
-    ]);
-    expect(sent(1).messages.slice(1)).toEqual([
-      {
-        role: "assistant",
-        content: "Adding both.",
-        tool_calls: [
-          {
-            id: "call_1",
-            type: "function",
-            function: { name: "add", arguments: '{"a": 1, "b": 2}' },
-          },
-          {
-            id: "call_2",
-            type: "function",
-            function: { name: "add", arguments: '{"a": 30, "b": 40}' },
-          },
-        ],
-      },
-      { role: "tool", tool_call_id: "call_1", content: "3" },
-      { role: "tool", tool_call_id: "call_2", content: "70" },
-    ]);
   });
 
   it("a suspension halts the run, and a second client resumes it durably", async () => {

@@ -161,7 +161,7 @@ export function openai(options: OpenAIOptions): Model {
  * `OPENROUTER_API_KEY` only to OpenRouter, `OPENAI_API_KEY` to OpenAI and to any other base URL
  * (the convention `OPENAI_BASE_URL` + `OPENAI_API_KEY` of OpenAI-compatible servers).
  */
-function resolveEndpoint(
+export function resolveEndpoint(
   givenBaseUrl: string | undefined,
   givenKey: string | undefined,
   headers: Readonly<Record<string, string>>,

@@ -6,7 +6,13 @@ import {
   toolCall,
   type Usage,
 } from "@toolnexus/core";
-import { asRecord, ProviderError, redact } from "@toolnexus/provider-utils";
+import {
+  asRecord,
+  tokenCount as count,
+  ProviderError,
+  redact,
+  usageFromCounts,
+} from "@toolnexus/provider-utils";
 
 /** Who is parsing: the adapter's name and the secrets to keep out of error messages. */
 export interface ParseContext {
@@ -126,22 +132,13 @@ export function usageOf(value: unknown): Usage | undefined {
   const completion = count(usage.completion_tokens);
   const total = count(usage.total_tokens);
   if (prompt === undefined && completion === undefined && total === undefined) return undefined;
-  const promptTokens = prompt ?? 0;
-  const completionTokens = completion ?? 0;
-  const out: Usage = {
-    promptTokens,
-    completionTokens,
-    totalTokens: total ?? promptTokens + completionTokens,
-  };
-  const cached = count(asRecord(usage.prompt_tokens_details)?.cached_tokens);
-  const reasoning = count(asRecord(usage.completion_tokens_details)?.reasoning_tokens);
-  if (cached !== undefined && cached > 0) out.cacheReadTokens = cached;
-  if (reasoning !== undefined && reasoning > 0) out.reasoningTokens = reasoning;
-  return out;
-}
-
-function count(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+  return usageFromCounts({
+    prompt: prompt ?? 0,
+    completion: completion ?? 0,
+    total,
+    cacheRead: count(asRecord(usage.prompt_tokens_details)?.cached_tokens),
+    reasoning: count(asRecord(usage.completion_tokens_details)?.reasoning_tokens),
+  });
 }
 
 /** Throws when a 200 body (or a stream chunk) is an error report: `{ error: { message } }`. */

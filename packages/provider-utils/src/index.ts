@@ -28,3 +28,5 @@ export {
 export type { SSEEvent } from "./sse.js";
 export { readSSE, SSEParser } from "./sse.js";
 export { checkBaseUrl, isLoopbackUrl, joinUrl, readEnv, urlPath } from "./url.js";
+export type { UsageCounts } from "./usage.js";
+export { tokenCount, usageFromCounts } from "./usage.js";

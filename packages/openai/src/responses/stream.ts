@@ -1,0 +1,86 @@
+import type { ModelResponse, ModelStreamPart, ToolCall } from "@toolnexus/core";
+import { asRecord, ProviderError } from "@toolnexus/provider-utils";
+import { errorOf, functionCall, type ParseContext, parseResponse } from "./response.js";
+
+/**
+ * Folds Responses API stream events into stream parts: `response.output_text.delta` and
+ * `response.refusal.delta` pass through as text; a function call is emitted when its
+ * `response.output_item.done` arrives (its `arguments` whole; the
+ * `response.function_call_arguments.delta` fragments, cut anywhere, are only a fallback); the
+ * terminal `response.completed` or `response.incomplete` carries the whole response (usage,
+ * status, reasoning items). `error` and `response.failed` are a {@link ProviderError}; other
+ * events (reasoning summaries, `response.created`…) are skipped.
+ */
+export class ResponsesStreamAssembler {
+  readonly #context: ParseContext;
+  #text = "";
+  #calls: ToolCall[] = [];
+  #args = new Map<string, string>();
+  #final: ModelResponse | undefined;
+
+  constructor(context: ParseContext) {
+    this.#context = context;
+  }
+
+  /** True once the terminal event arrived. */
+  get done(): boolean {
+    return this.#final !== undefined;
+  }
+
+  /** Takes one parsed event and returns the parts it completes. */
+  push(event: unknown): ModelStreamPart[] {
+    const body = asRecord(event);
+    if (body === undefined) return [];
+    switch (body.type) {
+      case "response.output_text.delta":
+      case "response.refusal.delta": {
+        if (typeof body.delta !== "string" || body.delta === "") return [];
+        this.#text += body.delta;
+        return [{ type: "text", delta: body.delta }];
+      }
+      case "response.function_call_arguments.delta": {
+        if (typeof body.item_id === "string" && typeof body.delta === "string") {
+          this.#args.set(body.item_id, (this.#args.get(body.item_id) ?? "") + body.delta);
+        }
+        return [];
+      }
+      case "response.output_item.done": {
+        const item = asRecord(body.item);
+        if (item?.type !== "function_call") return [];
+        const fragments = typeof item.id === "string" ? this.#args.get(item.id) : undefined;
+        const call = functionCall(
+          typeof item.arguments === "string" ? item : { ...item, arguments: fragments ?? "" },
+        );
+        this.#calls.push(call);
+        return [{ type: "tool_call", call }];
+      }
+      case "response.completed":
+      case "response.incomplete":
+      case "response.failed": {
+        const final = parseResponse(body.response, this.#context, "provider_stream");
+        // What was streamed is what the caller saw: the same calls, the same text.
+        final.toolCalls = this.#calls.length > 0 ? [...this.#calls] : final.toolCalls;
+        if (final.text === "") final.text = this.#text;
+        if (final.toolCalls.length > 0) final.stopReason = "tool_calls";
+        this.#final = final;
+        return [];
+      }
+      case "error":
+        throw errorOf(asRecord(body.error) ?? body, this.#context, "provider_stream");
+      default:
+        return [];
+    }
+  }
+
+  /** Ends the stream and returns the `finish` part; without a terminal event it was cut off. */
+  end(): ModelStreamPart[] {
+    if (this.#final === undefined) {
+      throw new ProviderError(
+        "provider_stream",
+        `${this.#context.provider}: the stream ended before the response was complete`,
+        { provider: this.#context.provider },
+      );
+    }
+    return [{ type: "finish", response: this.#final }];
+  }
+}
