@@ -84,6 +84,8 @@ export function agentTool(child: Client, options: AgentToolOptions): Tool {
     source: "agent",
     // A declined or expired question is the child's to handle: it is passed down to it.
     handlesRefusals: true,
+    // Each question a child's tool asks is a suspension of its own, however many the child asks.
+    maxSuspensions: Number.POSITIVE_INFINITY,
     async execute(args, ctx) {
       const emit =
         ctx === undefined ? undefined : (ctx as { [EMIT]?: (e: RunEvent) => void })[EMIT];

@@ -99,6 +99,8 @@ async function continueHalted(
           waiting.request,
           waiting.approval,
           answer,
+          waiting.state,
+          waiting.round,
         );
         if (run.journal !== undefined) await run.journalCall(call.id, settled, waiting.request.id);
       }

@@ -16,6 +16,7 @@ import {
   type ToolCall,
   type ToolContext,
   type ToolMessage,
+  type ToolProgress,
   type Usage,
 } from "@toolnexus/core";
 import { RunClock } from "./budget.js";
@@ -162,16 +163,37 @@ export class Run {
   }
 
   /** Fills in the fields a call's context gets from the run. */
-  fill<T extends ToolContext>(ctx: T, answer: Answer | undefined): T {
+  fill<T extends ToolContext>(ctx: T, answer: Answer | undefined, state?: unknown): T {
     // A sub-agent's events reach this run's listeners through its context.
     if (this.listening && ctx instanceof CallContext) {
       Object.defineProperty(ctx, EMIT, { value: (event: RunEvent) => this.emit(event) });
+      const { callId } = ctx;
+      ctx.progress = (update) => this.progress(callId, update);
+    }
+    if (this.trace !== undefined) {
+      const trace = this.trace;
+      ctx.traceCarrier = () => trace.carrier();
     }
     if (this.sessionId !== undefined) ctx.sessionId = this.sessionId;
     if (this.config.agent !== undefined) ctx.agent = this.config.agent;
     if (this.extra !== undefined) ctx.extra = this.extra;
     if (answer !== undefined) ctx.answer = answer;
+    if (state !== undefined) ctx.resumeState = state;
     return ctx;
+  }
+
+  /** A tool's progress report (`ctx.progress`) as a `progress` event; malformed ones are dropped. */
+  private progress(callId: string, update: ToolProgress): void {
+    if (typeof update?.progress !== "number" || !Number.isFinite(update.progress)) return;
+    const event: Extract<RunEvent, { type: "progress" }> = {
+      type: "progress",
+      callId,
+      progress: update.progress,
+    };
+    if (typeof update.total === "number" && Number.isFinite(update.total))
+      event.total = update.total;
+    if (typeof update.message === "string") event.message = update.message;
+    this.emit(event);
   }
 
   /** The run's state as a checkpoint, halted on `pending` (or between steps when empty). */

@@ -7,6 +7,7 @@ import {
   parseAnswer,
   pendingOf,
   type Request,
+  resumeStateOf,
   type Tool,
   type ToolCall,
   type ToolMessage,
@@ -28,7 +29,10 @@ export function isExpired(deadline: string | undefined): boolean {
   return deadline !== undefined && Date.parse(deadline) <= Date.now();
 }
 
-/** A suspension: ask `waitFor` in-process, or mark the call for a durable halt. */
+/**
+ * A suspension: ask `waitFor` in-process, or mark the call for a durable halt. `round` counts
+ * the tool's own suspensions of this call (bounded by its `maxSuspensions`).
+ */
 export async function suspend(
   run: Run,
   call: ToolCall,
@@ -38,7 +42,9 @@ export async function suspend(
   request: Request,
   approval: boolean,
   first: Attempt | undefined,
+  round = 1,
 ): Promise<Settled> {
+  const state = first === undefined ? undefined : resumeStateOf(first.result);
   if (run.listening) run.emit({ type: "pending", call, request });
   run.trace?.suspended({ call, request });
   if (run.config.waitFor === undefined) {
@@ -68,13 +74,15 @@ export async function suspend(
       approval,
     };
     if (deadline !== undefined) pending.deadline = deadline;
+    if (state !== undefined) pending.state = state;
+    if (round > 1) pending.round = round;
     return { message, record, pending };
   }
   const answer = await wait(run, call, tool, request);
   if (!("ok" in answer)) {
     return final(run, call, tool, args, messageId, noRun(error(answer.problem), args));
   }
-  return afterAnswer(run, call, tool, args, messageId, request, approval, answer);
+  return afterAnswer(run, call, tool, args, messageId, request, approval, answer, state, round);
 }
 
 /** The human's deadline for a request: its own `expiresAt` or the client's wait limit. */
@@ -155,7 +163,10 @@ async function wait(
   }
 }
 
-/** The second half of a suspension: run again with the answer, or report the refusal. */
+/**
+ * The second half of a suspension: run again with the answer (and the suspension's `state`), or
+ * report the refusal. `round` is the suspension being answered (1 for the first).
+ */
 export async function afterAnswer(
   run: Run,
   call: ToolCall,
@@ -165,18 +176,22 @@ export async function afterAnswer(
   request: Request,
   approval: boolean,
   answer: Answer,
+  state?: unknown,
+  round = 1,
 ): Promise<Settled> {
   if (!answer.ok && tool.handlesRefusals !== true) {
     const result = error(`declined/expired: ${request.prompt}`, { answer });
     return final(run, call, tool, args, messageId, noRun(result, args));
   }
-  const again = await attempt(run, tool, call, args, messageId, answer, true);
+  const again = await attempt(run, tool, call, args, messageId, answer, true, state);
   const next = pendingOf(again.result);
   if (next === undefined) return final(run, call, tool, again.args, messageId, again);
-  // After an approval the tool ran for the first time, so its own question is a new suspension;
-  // a sub-agent may ask one question after another, each a suspension of its own.
-  if (approval || (tool.source === "agent" && next.id !== request.id)) {
-    return suspend(run, call, tool, again.args, messageId, next, false, again);
+  // After an approval the tool ran for the first time, so its own question is a new suspension.
+  if (approval) return suspend(run, call, tool, again.args, messageId, next, false, again);
+  // A tool may ask one new question after another (a sub-agent, an MCP server's rounds), each a
+  // suspension of its own, up to its `maxSuspensions`.
+  if (next.id !== request.id && round < (tool.maxSuspensions ?? 1)) {
+    return suspend(run, call, tool, again.args, messageId, next, false, again, round + 1);
   }
   // Never loop on the same call: a second suspension on the re-execution is an error.
   return final(run, call, tool, again.args, messageId, {

@@ -180,10 +180,12 @@ export function attempt(
   messageId: string,
   answer: Answer | undefined,
   again: boolean,
+  state?: unknown,
 ): Promise<Attempt> {
   const ctx = run.fill(
     new CallContext(messageId, call.id, run.runId, run.attemptOf(call.id)),
     answer,
+    state,
   );
   const { beforeTool } = run.config.hooks;
   if (beforeTool === undefined) return execute(run, tool, call, args, ctx);

@@ -41,6 +41,8 @@ describe("RunResult and RunEvent are exhaustive unions", () => {
           return event.record.status;
         case "usage":
           return String(event.total.totalTokens);
+        case "progress":
+          return `${event.callId} ${event.progress}/${event.total ?? "?"}`;
         case "agent":
           return `${event.agent}: ${label(event.event)}`;
         case "done":

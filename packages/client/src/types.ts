@@ -179,6 +179,11 @@ export type RunEvent =
       pending: boolean;
     }
   | { type: "usage"; usage: Usage; total: Usage }
+  /**
+   * A running tool reported progress (`ctx.progress`, or an MCP server's progress
+   * notifications): `callId` is the call's id, `total` is there when known.
+   */
+  | { type: "progress"; callId: string; progress: number; total?: number; message?: string }
   /** An event of a sub-agent's run (`agentTool`), marked with the agent and the parent's call. */
   | { type: "agent"; agent: string; callId: string; event: RunEvent }
   | { type: "done"; result: RunResult };

@@ -27,6 +27,10 @@ export interface PendingCall {
   slot: number;
   /** When the human's time runs out (the Request's `expiresAt`, or the client's `waitTimeoutMs`). */
   deadline?: string;
+  /** The suspension's `state` (`pending({ state })`), handed back as `ctx.resumeState`; never shown to the model. */
+  state?: unknown;
+  /** Which suspension of this call this is (1, 2, … up to the tool's `maxSuspensions`); absent means 1. */
+  round?: number;
 }
 
 /**
@@ -170,6 +174,9 @@ export function assertCheckpoint(value: unknown, requestId?: string): asserts va
     const placeholder = messages[slot]!;
     if (placeholder.role !== "tool" || placeholder.callId !== pc.callId) {
       fail(`pending call ${pc.callId} points at slot ${slot}, which is not its tool message`);
+    }
+    if (pc.round !== undefined && (!Number.isInteger(pc.round) || pc.round < 1)) {
+      fail(`pending call ${pc.callId} has a round that is not a positive whole number`);
     }
     slots.add(slot);
   }

@@ -1,6 +1,18 @@
 import type { Answer } from "./wire.js";
 
 /**
+ * One progress report of a running tool call (`ctx.progress`): how far it got, out of how much
+ * when that is known, and a short message for a progress bar.
+ */
+export interface ToolProgress {
+  /** Work done so far; grows with each report (a count, a percentage, bytes…). */
+  progress: number;
+  /** The total `progress` will reach, when known. */
+  total?: number;
+  message?: string;
+}
+
+/**
  * What a tool receives as the second argument of `execute`: the call's identity, its time
  * budget, a cancellation signal and, on a re-execution after a suspension, the human's answer.
  *
@@ -32,8 +44,27 @@ export interface ToolContext {
   extra?: Record<string, unknown>;
   /** Present only on the re-execution after a suspension this call raised was answered. */
   answer?: Answer;
+  /**
+   * On the re-execution after an answer: the `state` the suspension carried
+   * (`pending({ state })`), exactly as the tool gave it, also when the run was halted durably
+   * and resumed in another process. Kept in the checkpoint, never shown to the model.
+   */
+  resumeState?: unknown;
   /** This call's budget in milliseconds; `undefined` means not set. */
   timeout?: number;
   /** Aborts when the run is cancelled, the run's deadline passes or this call's budget runs out. */
   signal?: AbortSignal;
+  /**
+   * Reports how far the call got. The client emits each report as a `progress` run event
+   * (with this call's `callId`) so a host can draw a progress bar; it is set only when someone
+   * listens to the run, so call it as `ctx.progress?.({ progress, total })`. Reporting progress
+   * never extends the call's budget.
+   */
+  progress?: (update: ToolProgress) => void;
+  /**
+   * The run's trace context as propagation headers (`traceparent`, `tracestate`, …), when the
+   * client has an instrumentation that provides one; pass it on to the services the tool calls
+   * (an MCP server gets it in `_meta`).
+   */
+  traceCarrier?: () => Record<string, string> | undefined;
 }

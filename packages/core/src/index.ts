@@ -1,6 +1,6 @@
 export type { Checkpoint, JournalEntry, PendingCall } from "./checkpoint.js";
 export { assertCheckpoint, assertJournalEntry, CHECKPOINT_VERSION } from "./checkpoint.js";
-export type { ToolContext } from "./context.js";
+export type { ToolContext, ToolProgress } from "./context.js";
 export {
   AnswerConflictError,
   CheckpointError,
@@ -33,7 +33,14 @@ export type {
   ToolChoice,
 } from "./model.js";
 export type { PendingInit } from "./pending.js";
-export { authRequired, isPending, pending, pendingOf } from "./pending.js";
+export {
+  authRequired,
+  isPending,
+  pending,
+  pendingOf,
+  RESUME_STATE,
+  resumeStateOf,
+} from "./pending.js";
 export type { ToolResult } from "./result.js";
 export { error, isToolResult, ok } from "./result.js";
 export type {

@@ -12,6 +12,12 @@ export interface PendingInit {
   expiresAt?: Date | number | string;
   /** Leave it out and a unique, unguessable id is generated. */
   id?: string;
+  /**
+   * What the tool needs back to go on after the answer (a server's opaque continuation token,
+   * say): JSON data kept with the suspension, in the durable checkpoint too, and handed back
+   * unchanged as `ctx.resumeState` on the re-execution. Never shown to the model or the human.
+   */
+  state?: unknown;
 }
 
 function toIso(value: Date | number | string, field: string): string {
@@ -40,7 +46,17 @@ export function pending(init: PendingInit): ToolResult {
   if (init.data !== undefined) request.data = init.data;
   if (init.expiresAt !== undefined) request.expiresAt = toIso(init.expiresAt, "expiresAt");
   const output = request.url === undefined ? request.prompt : `${request.prompt}\n${request.url}`;
-  return { output, isError: true, metadata: { pending: request } };
+  const metadata: Record<string, unknown> = { pending: request };
+  if (init.state !== undefined) metadata[RESUME_STATE] = init.state;
+  return { output, isError: true, metadata };
+}
+
+/** Where a suspended result keeps `pending({ state })`: `metadata.resumeState`. */
+export const RESUME_STATE = "resumeState";
+
+/** The `state` a suspended result carries for its re-execution (`pending({ state })`), if any. */
+export function resumeStateOf(result: ToolResult | undefined | null): unknown {
+  return result?.metadata?.[RESUME_STATE];
 }
 
 /**

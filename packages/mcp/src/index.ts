@@ -1,0 +1,31 @@
+export {
+  allowedTools,
+  DEFAULT_TIMEOUT_MS,
+  expandEnv,
+  type McpProtocol,
+  type McpServerConfig,
+  type McpServerSpec,
+  mcpToolName,
+  parseMcpConfig,
+} from "./config.js";
+export {
+  type LoadMcpOptions,
+  loadMcp,
+  type McpRoot,
+  type McpSampling,
+  type McpServerInfo,
+  type McpServerStatus,
+  type McpToolset,
+  type McpWaitFor,
+  type McpWaitInfo,
+} from "./load.js";
+export {
+  combinedRequest,
+  type Elicitation,
+  type ElicitResult,
+  elicitationRequest,
+  type McpCallResult,
+  toElicitResult,
+  toElicitResults,
+  toToolResult,
+} from "./mapping.js";

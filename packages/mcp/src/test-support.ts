@@ -1,0 +1,90 @@
+// Shared by the tests: real MCP peers started on this machine, and a scripted model.
+import { type ChildProcess, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { inProcessModel, type SimpleTurn } from "@toolnexus/client";
+import type { Model } from "@toolnexus/core";
+
+const require = createRequire(import.meta.url);
+
+/** `node <server-everything>`: the reference server of the MCP project (2025 protocol). */
+export const EVERYTHING = join(
+  dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist",
+  "index.js",
+);
+
+/** The 2026-07-28 test server written with `@modelcontextprotocol/server`. */
+export const MRTR_SERVER = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "fixtures",
+  "mrtr-server.mjs",
+);
+
+/** A free port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** Starts server-everything over Streamable HTTP on 127.0.0.1; resolves once it listens. */
+export async function everythingOverHttp(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let seen = "";
+    const timer = setTimeout(
+      () => reject(new Error(`server-everything did not listen: ${seen}`)),
+      20_000,
+    );
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (/listening on port/i.test(seen)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stderr?.on("data", onData);
+    child.stdout?.on("data", onData);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server-everything exited (${code}): ${seen}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/**
+ * A model that plays `turns` by position: turn n is played when the transcript holds n
+ * assistant messages, so a run resumed in another process picks up at the right turn.
+ */
+export function script(turns: readonly (SimpleTurn | ((last: string) => SimpleTurn))[]): Model {
+  return inProcessModel({
+    id: "script",
+    generate: ({ messages }) => {
+      const n = messages.filter((m) => m.role === "assistant").length;
+      const turn = turns[Math.min(n, turns.length - 1)]!;
+      const last = messages[messages.length - 1]?.content ?? "";
+      return typeof turn === "function" ? turn(last) : turn;
+    },
+  });
+}
