@@ -39,7 +39,8 @@ export function exampleFlags(request: Request): string {
 
 /**
  * Answers from the flags, or from defaults when a flag is missing; says which, so a log read
- * later shows that no person was asked.
+ * later shows that no person was asked. An input takes its schema's defaults; an approval (or
+ * an authorization) without `--approve` is declined: nobody gave the permission.
  */
 export function flagAsker(flags: AnswerFlags, printer: Printer, why: string): Asker {
   const s = printer.style;
@@ -50,9 +51,10 @@ export function flagAsker(flags: AnswerFlags, printer: Printer, why: string): As
       return { id: request.id, ok: false, reason: "declined" };
     }
     if (request.kind === "approval" || request.kind === "authorization") {
+      // Nobody said yes: a permission is never granted on a person's behalf.
       if (flags.approve === undefined) {
-        say(`${why}: approved by default (pass --approve no to decline)`);
-        return { id: request.id, ok: true };
+        say(`${why}: declined, as nobody approved it (pass --approve yes to approve)`);
+        return { id: request.id, ok: false, reason: "declined" };
       }
       say(flags.approve ? "approved by --approve yes" : "declined by --approve no");
       return flags.approve

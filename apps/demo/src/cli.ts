@@ -21,6 +21,7 @@ import {
   TerminalAsker,
 } from "./answers.js";
 import { DEFAULT_PROMPT } from "./director.js";
+import { demoCommand } from "./invocation.js";
 import {
   chooseModel,
   createModel,
@@ -32,6 +33,7 @@ import {
   callLabel,
   describeAge,
   describeExpiry,
+  LiveStatus,
   makeStyle,
   Printer,
   wantsColour,
@@ -54,19 +56,26 @@ import {
   UsageError,
   WAIT_TIMEOUT_MS,
 } from "./setup.js";
+import { timelinePath, timelineRecorder } from "./timeline.js";
 import { STATUS_TIMEOUT_MS } from "./tools.js";
+
+/** How the person starts the demo (see invocation.ts): every printed command begins with it. */
+const DEMO = demoCommand();
 
 const USAGE = `toolnexus demo: a release assistant that stops and asks
 
-usage:
-  pnpm demo [--durable] [answer flags] [model flags]   run the release assistant
-  pnpm demo resume <request-id> [answer flags]          answer a request and continue its run here
-  pnpm demo pending [--json]                            list the requests that wait (or expired)
-  pnpm demo serve [--port 4173] [--host 127.0.0.1]      the inbox in a browser
+usage: ${DEMO} [command] [flags]
+
+  (no command)                  run the release assistant: [--durable] [answer flags] [model flags]
+  resume <request-id>           answer a request and continue its run here: [answer flags]
+  pending [--json]              list the requests that wait (or expired)
+  mcp [answer flags]            a local MCP server's tool in the loop, its question asked here
+  serve [--port 4173] [--host 127.0.0.1]
+                                the inbox in a browser
 
 answer flags (used when there is no terminal to ask, or to skip the prompt):
   --answer key=value     a field of an input request, e.g. --answer env=staging (repeatable)
-  --approve yes|no       answer an approval
+  --approve yes|no       answer an approval (off a terminal, an approval without it is declined)
   --decline              refuse the request
   --interactive          always prompt, reading answers from standard input
   --no-interactive       never prompt, even on a terminal
@@ -144,16 +153,32 @@ function quoteArg(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-/** `--db` and the effective model choice (from flags or environment), never an API key. */
-function carriedFlags(values: Values, choice: ModelChoice): string {
+/** The file the person chose, with `--db` or `TOOLNEXUS_DEMO_DB`, as they wrote it. */
+function chosenDb(values: Values, env: NodeJS.ProcessEnv): string | undefined {
+  return values.db ?? (env.TOOLNEXUS_DEMO_DB || undefined);
+}
+
+/**
+ * `--db` (from the flag or `TOOLNEXUS_DEMO_DB`, so a command printed here works in a shell
+ * without that variable) and the effective model choice (from flags or environment), never an
+ * API key.
+ */
+function carriedFlags(values: Values, choice: ModelChoice, env: NodeJS.ProcessEnv): string {
   const parts: string[] = [];
-  if (values.db !== undefined) parts.push("--db", quoteArg(values.db));
+  const db = chosenDb(values, env);
+  if (db !== undefined) parts.push("--db", quoteArg(db));
   if (choice.provider !== "scripted") {
     parts.push("--provider", choice.provider);
     if (choice.model !== undefined) parts.push("--model", quoteArg(choice.model));
     if (choice.baseUrl !== undefined) parts.push("--base-url", quoteArg(choice.baseUrl));
   }
   return parts.length === 0 ? "" : ` ${parts.join(" ")}`;
+}
+
+/** Just the `--db` flag (or none), for commands that only read the file. */
+function carryDb(values: Values): string {
+  const db = chosenDb(values, process.env);
+  return db === undefined ? "" : ` --db ${quoteArg(db)}`;
 }
 
 function lastAssistantText(messages: readonly Message[]): string | undefined {
@@ -187,10 +212,10 @@ function report(ctx: Context, result: RunResult, store: SqliteStore | undefined)
   }
   printer.line("  continue it from any terminal, now or later:");
   printer.line(
-    `    ${s.cyan(`pnpm demo resume ${result.pending.id} ${exampleFlags(result.pending)}${ctx.carry}`)}`,
+    `    ${s.cyan(`${DEMO} resume ${result.pending.id} ${exampleFlags(result.pending)}${ctx.carry}`)}`,
   );
   printer.line(
-    `  ${s.dim(`or list what waits with`)} pnpm demo pending${ctx.carryDb} ${s.dim("· answer it in a browser with")} pnpm demo serve${ctx.carry}`,
+    `  ${s.dim(`or list what waits with`)} ${DEMO} pending${ctx.carryDb} ${s.dim("· answer it in a browser with")} ${DEMO} serve${ctx.carry}`,
   );
   return 0;
 }
@@ -233,8 +258,19 @@ async function runCommand(ctx: Context): Promise<number> {
         sessionId,
         `durable: a request halts the run into ${shownPath(store.path)}`,
       );
-      const client = demoClient({ model, store, onEvent: printer.event, observe: printer.note });
+      // The inbox shows when each step happened: this process writes down what it sees.
+      const timeline = timelineRecorder(timelinePath(store.path), sessionId);
+      const client = demoClient({
+        model,
+        store,
+        onEvent: (event) => {
+          printer.event(event);
+          timeline.onEvent(event);
+        },
+        observe: printer.note,
+      });
       printer.user(prompt);
+      timeline.started();
       const result = await guarded(
         client.run(prompt, { sessionId, signal: cancel.signal }),
         store,
@@ -264,7 +300,7 @@ async function runCommand(ctx: Context): Promise<number> {
     asker = flagAsker(flags, printer, "no terminal to ask");
     mode = hasAnswerFlags(flags)
       ? "from the command-line flags (no prompt)"
-      : "no terminal to ask, so flags or defaults answer (--answer env=production, --approve no)";
+      : "no terminal to ask: inputs take their defaults, approvals are declined (--answer env=production, --approve yes)";
   }
   try {
     banner(ctx, describeModel(ctx.choice, model), sessionId, mode);
@@ -273,6 +309,8 @@ async function runCommand(ctx: Context): Promise<number> {
     const client = demoClient({
       model,
       waitFor: async (request, info) => {
+        // The spinner stays off while a person is asked.
+        printer.live?.hold();
         try {
           return await asker(request, info.signal);
         } catch (thrown) {
@@ -281,6 +319,8 @@ async function runCommand(ctx: Context): Promise<number> {
             cancel.abort();
           }
           throw thrown;
+        } finally {
+          printer.live?.release();
         }
       },
       onEvent: printer.event,
@@ -319,7 +359,7 @@ async function resumeCommand(ctx: Context, id: string | undefined): Promise<numb
   const s = printer.style;
   if (id === undefined || id === "") {
     throw new UsageError(
-      "resume needs the request id, e.g. pnpm demo resume pnd_… --answer env=staging (pnpm demo pending lists them)",
+      `resume needs the request id, e.g. ${DEMO} resume pnd_… --answer env=staging (${DEMO} pending lists them)`,
     );
   }
   const flags = answerFlags(values);
@@ -330,7 +370,19 @@ async function resumeCommand(ctx: Context, id: string | undefined): Promise<numb
     const found = findRequest(store, id);
     assertContinuable(found);
     const model = createModel(ctx.choice);
-    const client = demoClient({ model, store, onEvent: printer.event, observe: printer.note });
+    const timeline =
+      found.sessionId === undefined
+        ? undefined
+        : timelineRecorder(timelinePath(store.path), found.sessionId);
+    const client = demoClient({
+      model,
+      store,
+      onEvent: (event) => {
+        printer.event(event);
+        timeline?.onEvent(event);
+      },
+      observe: printer.note,
+    });
     const open = found.state === "waiting";
     const settled = found.state === "answered" || found.state === "applied";
     // An answer on record cannot be changed, so there is nothing to ask. Answer flags must
@@ -349,6 +401,18 @@ async function resumeCommand(ctx: Context, id: string | undefined): Promise<numb
       !hasAnswerFlags(flags) &&
       (values.interactive === true ||
         (process.stdin.isTTY === true && process.stdout.isTTY === true));
+    // The run is halted safely in the file: with nobody to ask and no flag, a permission is
+    // neither granted nor refused on the person's behalf. Nothing is recorded; it keeps waiting.
+    if (
+      open &&
+      !interactive &&
+      !hasAnswerFlags(flags) &&
+      (found.request.kind === "approval" || found.request.kind === "authorization")
+    ) {
+      throw new UsageError(
+        `request ${found.request.id} asks for ${found.request.kind === "approval" ? "an approval" : "an authorization"} ("${found.request.prompt}") and there is no terminal to ask: add --approve yes or --approve no (${DEMO} resume ${found.request.id} --approve yes${ctx.carry}). Nothing was recorded; it still waits.`,
+      );
+    }
     banner(
       ctx,
       describeModel(ctx.choice, model),
@@ -421,6 +485,43 @@ async function resumeCommand(ctx: Context, id: string | undefined): Promise<numb
   }
 }
 
+/** `demo mcp`: the MCP scene, its server's form question asked like the assistant's own. */
+async function mcpCommand(ctx: Context): Promise<number> {
+  const { values, printer } = ctx;
+  const flags = answerFlags(values);
+  const interactive =
+    values["no-interactive"] === true
+      ? false
+      : values.interactive === true ||
+        (process.stdin.isTTY === true && process.stdout.isTTY === true);
+  const terminal = interactive
+    ? new TerminalAsker(printer, process.stdin, process.stdout, () => process.exit(EXIT_CANCELLED))
+    : undefined;
+  const asker = terminal?.asker ?? flagAsker(flags, printer, "no terminal to ask");
+  // A flag that does not fit the form cancels the elicitation (the server hears "cancel");
+  // the person then hears why, with the usage exit status.
+  let unfit: AnswerInputError | undefined;
+  try {
+    const { runMcpScene } = await import("./mcp-scene.js");
+    await runMcpScene({
+      write: (line) => printer.line(line),
+      style: printer.style,
+      waitFor: async (request, info) => {
+        try {
+          return await asker(request, info.signal);
+        } catch (thrown) {
+          if (thrown instanceof AnswerInputError) unfit = thrown;
+          throw thrown;
+        }
+      },
+    });
+    if (unfit !== undefined) throw unfit;
+    return 0;
+  } finally {
+    terminal?.close();
+  }
+}
+
 function pendingCommand(ctx: Context): Promise<number> {
   return (async () => {
     const { values, printer } = ctx;
@@ -439,7 +540,7 @@ function pendingCommand(ctx: Context): Promise<number> {
       }
       if (waiting.length === 0) {
         printer.line(
-          `nothing waits in ${shownPath(store.path)}. Start a run that halts with: pnpm demo --durable${ctx.carry}`,
+          `nothing waits in ${shownPath(store.path)}. Start a run that halts with: ${DEMO} --durable${ctx.carry}`,
         );
         return 0;
       }
@@ -457,8 +558,8 @@ function pendingCommand(ctx: Context): Promise<number> {
         );
         printer.line(
           item.state === "expired"
-            ? `    ${s.cyan(`pnpm demo resume ${request.id}${ctx.carry}`)} ${s.dim("(too late to answer: continues the run as if declined)")}`
-            : `    ${s.cyan(`pnpm demo resume ${request.id} ${exampleFlags(request)}${ctx.carry}`)}`,
+            ? `    ${s.cyan(`${DEMO} resume ${request.id}${ctx.carry}`)} ${s.dim("(too late to answer: continues the run as if declined)")}`
+            : `    ${s.cyan(`${DEMO} resume ${request.id} ${exampleFlags(request)}${ctx.carry}`)}`,
         );
       }
       return 0;
@@ -468,7 +569,11 @@ function pendingCommand(ctx: Context): Promise<number> {
   })();
 }
 
-function explain(thrown: unknown): { message: string; code: number } {
+function explain(
+  thrown: unknown,
+  carryDb: string,
+  file: string,
+): { message: string; code: number } {
   if (
     thrown instanceof UsageError ||
     thrown instanceof AnswerInputError ||
@@ -478,13 +583,13 @@ function explain(thrown: unknown): { message: string; code: number } {
   }
   if (thrown instanceof AnswerConflictError && thrown.reason === "answered") {
     return {
-      message: `request ${thrown.requestId} was already answered differently (in another terminal, or in the inbox); an answer cannot be changed once recorded, so nothing was recorded or run. \`pnpm demo pending\` lists what still waits.`,
+      message: `request ${thrown.requestId} was already answered differently (in another terminal, or in the inbox); an answer cannot be changed once recorded, so nothing was recorded or run. \`${DEMO} pending${carryDb}\` lists what still waits.`,
       code: EXIT_FAILED,
     };
   }
   if (thrown instanceof SuspensionNotFoundError) {
     return {
-      message: `no request ${thrown.requestId} waits in this file; check the id (\`pnpm demo pending\` lists what waits) and --db.`,
+      message: `no request ${thrown.requestId} waits in ${file}; check the id (\`${DEMO} pending${carryDb}\` lists what waits) and the file (--db, TOOLNEXUS_DEMO_DB).`,
       code: EXIT_FAILED,
     };
   }
@@ -517,11 +622,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const colourFlag = values["no-color"] ? false : values.color ? true : undefined;
-  const printer = new Printer(
-    (text) => process.stdout.write(text),
-    makeStyle(wantsColour(process.stdout, process.env, colourFlag)),
-    WAIT_TIMEOUT_MS,
-  );
+  const style = makeStyle(wantsColour(process.stdout, process.env, colourFlag));
+  const write = (text: string) => {
+    process.stdout.write(text);
+  };
+  // A spinner with the running calls' times, on a terminal only: a log stays plain text.
+  const live =
+    process.stdout.isTTY === true
+      ? new LiveStatus(write, style, () => process.stdout.columns)
+      : undefined;
+  const printer = new Printer(write, style, WAIT_TIMEOUT_MS, live);
   const errStyle = makeStyle(wantsColour(process.stderr, process.env, colourFlag));
   const [command, ...rest] = positionals;
   try {
@@ -533,8 +643,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       values,
       printer,
       choice,
-      carry: carriedFlags(values, choice),
-      carryDb: values.db === undefined ? "" : ` --db ${quoteArg(values.db)}`,
+      carry: carriedFlags(values, choice, process.env),
+      carryDb: carryDb(values),
     };
     switch (command) {
       case undefined:
@@ -546,6 +656,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await resumeCommand(ctx, rest[0]);
       case "pending":
         return await pendingCommand(ctx);
+      case "mcp":
+        return await mcpCommand(ctx);
       case "serve": {
         const { serveCommand } = await import("./server.js");
         return await serveCommand({
@@ -557,10 +669,11 @@ export async function main(argv: readonly string[]): Promise<number> {
         });
       }
       default:
-        throw new UsageError(`unknown command "${command}"; see pnpm demo --help`);
+        throw new UsageError(`unknown command "${command}"; see ${DEMO} --help`);
     }
   } catch (thrown) {
-    const { message, code } = explain(thrown);
+    live?.hold();
+    const { message, code } = explain(thrown, carryDb(values), shownPath(dbPath(values.db)));
     process.stderr.write(`${errStyle.red("✗")} ${message}\n`);
     if (code === EXIT_USAGE && thrown instanceof UsageError) process.stderr.write(`\n${USAGE}`);
     return code;

@@ -151,7 +151,7 @@ export function nextTurn(messages: readonly Message[]): SimpleTurn {
     return {
       id: `msg_${n}`,
       content: rolledBack.isError
-        ? `Rollback not done: ${rolledBack.content.startsWith("declined/expired") ? "you declined it" : rolledBack.content}. ${version} stays on ${env}; keep an eye on checkout latency, and ask me again if it gets worse.`
+        ? `Rollback not done: ${rolledBack.content.startsWith("declined/expired") ? "it was not approved" : rolledBack.content}. ${version} stays on ${env}; keep an eye on checkout latency, and ask me again if it gets worse.`
         : `Done. ${version} went to ${env}, the checkout latency regression showed up in the post-deploy check, and ${env} is back on ${PREVIOUS_RELEASE} (${rolledBack.content}). Billing's status is still unknown; worth a look before the next attempt.`,
     };
   }

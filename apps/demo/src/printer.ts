@@ -100,6 +100,96 @@ export function describeAge(iso: string, now = Date.now()): string {
   return `${Math.round(s / 3600)} h ago`;
 }
 
+const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+const FRAME_MS = 100;
+
+/** Seconds with one decimal: `0.6s`, `12.3s`. */
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+/**
+ * The line at the bottom of a terminal that shows the tool calls still running, with a spinner
+ * and how long each has been at it, redrawn every 100 ms (a call that ends sooner never shows).
+ * Only on a terminal: the line is erased before anything else is written, so the transcript
+ * above it reads as it would in a log.
+ */
+export class LiveStatus {
+  private readonly running = new Map<string, { label: string; started: number }>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private shown = false;
+  private frame = 0;
+  private held = false;
+
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly style: Style,
+    private readonly columns: () => number | undefined = () => undefined,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  start(key: string, label: string): void {
+    this.running.set(key, { label, started: this.now() });
+    if (this.timer === undefined) {
+      this.timer = setInterval(() => this.tick(), FRAME_MS);
+      this.timer.unref?.();
+    }
+  }
+
+  stop(key: string): void {
+    this.running.delete(key);
+    if (this.running.size === 0) {
+      this.clear();
+      if (this.timer !== undefined) clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  /** Erases the line (before a transcript line, or a prompt). */
+  clear(): void {
+    if (!this.shown) return;
+    this.write("\r\u001b[2K");
+    this.shown = false;
+  }
+
+  /** Stops drawing while a person is asked something; `release` goes back to it. */
+  hold(): void {
+    this.held = true;
+    this.clear();
+  }
+
+  release(): void {
+    this.held = false;
+    this.draw();
+  }
+
+  private tick(): void {
+    this.frame = (this.frame + 1) % SPINNER.length;
+    this.draw();
+  }
+
+  /** What the line says now, e.g. `⠹ running fetch_status[billing] 0.6s`. */
+  text(): string {
+    const now = this.now();
+    const calls = [...this.running.values()].map(
+      (call) => `${call.label} ${seconds(now - call.started)}`,
+    );
+    return `  ${SPINNER[this.frame]} running ${calls.join(" · ")}`;
+  }
+
+  draw(): void {
+    if (this.held || this.running.size === 0) return;
+    let text = this.text();
+    // One line only: a wrapped line could not be erased with a carriage return.
+    const width = this.columns();
+    if (width !== undefined && width > 1 && text.length >= width) {
+      text = `${text.slice(0, width - 2)}…`;
+    }
+    this.write(`\r\u001b[2K${this.style.cyan(text)}`);
+    this.shown = true;
+  }
+}
+
 /** Writes the run's events as a readable transcript. */
 export class Printer {
   private readonly labels = new Map<string, string>();
@@ -116,9 +206,13 @@ export class Printer {
     readonly style: Style,
     /** The client's wait limit, shown for requests that set no expiry of their own. */
     private readonly waitLimitMs?: number,
+    /** The running calls' line at the bottom of a terminal; none in a pipe or a log. */
+    readonly live?: LiveStatus,
   ) {}
 
   line(text = ""): void {
+    // The status line comes back at its next frame, under this one.
+    this.live?.clear();
     this.write(`${text}\n`);
   }
 
@@ -164,11 +258,14 @@ export class Printer {
       case "tool_call": {
         const label = callLabel(event.call);
         this.labels.set(event.call.id, label);
+        this.live?.start(event.call.id, label);
         this.line(`  ${s.bold("→")} ${s.bold(label)} ${s.dim(event.call.rawArgs || "{}")}`);
         this.line(`    ${s.dim(`ctx: ${describeContext(event.ctx)}`)}`);
         break;
       }
       case "pending":
+        // Suspended: the tool is not working, a person is asked.
+        this.live?.stop(event.call.id);
         this.pendingLine(event.request, this.label(event.call.id, callLabel(event.call)));
         break;
       case "agent":
@@ -178,6 +275,7 @@ export class Printer {
       case "tool_result": {
         const label = this.label(event.call.id, callLabel(event.call));
         const { record } = event;
+        this.live?.stop(event.call.id);
         if (event.pending) {
           this.line(`  ${s.yellow("⏸")} ${label} ${s.dim("suspended (pending, not an error)")}`);
           break;
@@ -226,17 +324,20 @@ export class Printer {
         break;
       }
       case "tool_call":
+        this.live?.start(`${agent}/${event.call.id}`, `${agent} › ${callLabel(event.call)}`);
         this.line(
           `${at} ${s.bold("→")} ${s.bold(callLabel(event.call))} ${s.dim(event.call.rawArgs || "{}")}`,
         );
         this.line(`    ${s.magenta("┊")}   ${s.dim(`ctx: ${describeContext(event.ctx)}`)}`);
         break;
       case "pending":
+        this.live?.stop(`${agent}/${event.call.id}`);
         this.line(
           `${at} ${s.yellow("⏸")} ${s.bold(callLabel(event.call))} ${s.yellow(`asks (${event.request.kind}):`)} ${event.request.prompt} ${s.dim("— passed up to the assistant")}`,
         );
         break;
       case "tool_result": {
+        this.live?.stop(`${agent}/${event.call.id}`);
         if (event.pending) break;
         this.agentResults++;
         const mark = event.isError ? s.red("✗") : s.green("✓");

@@ -8,6 +8,7 @@ import {
   CheckpointError,
   type Client,
   RunError,
+  type RunEvent,
   type RunResult,
   SuspensionNotFoundError,
   WireFormatError,
@@ -24,6 +25,7 @@ import {
 } from "@toolnexus/core";
 import type { SqliteStore } from "@toolnexus/store-sqlite";
 import { DEFAULT_PROMPT } from "./director.js";
+import { demoCommand } from "./invocation.js";
 import { createModel, describeModel, type ModelChoice } from "./models.js";
 import type { Printer } from "./printer.js";
 import { answerSchemaOf, checkAnswerData } from "./schema.js";
@@ -40,6 +42,13 @@ import {
   shownPath,
   UsageError,
 } from "./setup.js";
+import {
+  type MessageTime,
+  messageTimes,
+  readTimeline,
+  timelinePath,
+  timelineRecorder,
+} from "./timeline.js";
 
 export const DEFAULT_PORT = 4173;
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
@@ -149,6 +158,25 @@ function finished(messages: readonly Message[] | undefined): boolean {
   );
 }
 
+/** Where the inbox keeps the times of what its runs did (see timeline.ts). */
+export interface InboxTimeline {
+  /** The timeline file beside the SQLite file. */
+  file: string;
+  /** A client like the inbox's own, whose events go to `onEvent` (one per run it starts). */
+  clientFor(onEvent: (event: RunEvent) => void): Client;
+}
+
+/** A session's transcript as the page shows it. */
+export interface SessionDetail {
+  sessionId: string;
+  status: SessionStatus;
+  messages: Message[];
+  /** When each message happened and how long each call took, where known (else null). */
+  times: (MessageTime | null)[];
+  pending: Request[];
+  detail?: string;
+}
+
 /** The inbox over one store: what waits, what ran recently, and answering. */
 export class Inbox {
   private readonly active = new Map<string, ActiveRun>();
@@ -159,7 +187,15 @@ export class Inbox {
     private readonly store: SqliteStore,
     private readonly client: Client,
     private readonly log: (text: string) => void,
+    private readonly timeline?: InboxTimeline,
   ) {}
+
+  /** The client for one session's run (or continuation), recording its times when it can. */
+  private runner(sessionId: string): { client: Client; started(): void } {
+    if (this.timeline === undefined) return { client: this.client, started: () => {} };
+    const recorder = timelineRecorder(this.timeline.file, sessionId);
+    return { client: this.timeline.clientFor(recorder.onEvent), started: recorder.started };
+  }
 
   /** Everything the page shows, as one JSON document. */
   snapshot(): string {
@@ -192,6 +228,8 @@ export class Inbox {
               : "stopped";
       sessions.push({ sessionId: id, status, updatedAt: item.createdAt });
     }
+    // Newest first: the page opens the first one.
+    sessions.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
     return JSON.stringify({ requests, sessions });
   }
 
@@ -224,14 +262,37 @@ export class Inbox {
     }
   }
 
+  /**
+   * What the page shows on its first paint: the snapshot, the newest run's transcript (the page
+   * opens it), and the command that starts the demo.
+   */
+  initial(): Record<string, unknown> {
+    const state = JSON.parse(this.snapshot()) as { sessions: SessionView[] };
+    const newest = state.sessions[0];
+    let session: SessionDetail | undefined;
+    if (newest !== undefined) {
+      try {
+        session = this.session(newest.sessionId);
+      } catch {
+        // The page fetches it instead.
+      }
+    }
+    return { ...state, command: demoCommand(), ...(session === undefined ? {} : { session }) };
+  }
+
+  /** Which session a request belongs to, and where it stands (for a link to a request). */
+  request(id: string): { id: string; sessionId: string; state: RequestState } {
+    const info = this.store.getRequest(id);
+    const run = info === undefined ? undefined : this.run(info.runId);
+    const sessionId = run?.sessionId ?? run?.checkpoint?.sessionId;
+    if (info === undefined || sessionId === undefined) {
+      throw new HttpError(404, `no request ${id} in this file`);
+    }
+    return { id, sessionId, state: info.state };
+  }
+
   /** The transcript of a session: the saved conversation, else the waiting run's checkpoint. */
-  session(sessionId: string): {
-    sessionId: string;
-    status: SessionStatus;
-    messages: Message[];
-    pending: Request[];
-    detail?: string;
-  } {
+  session(sessionId: string): SessionDetail {
     const all = this.store.list({ sessionId, limit: 50 }).filter((i) => !isSubAgentRun(i.runId));
     const pending = all.filter((i) => open(i.state)).map((i) => i.request);
     // The newest request's run is the session's latest run.
@@ -249,13 +310,12 @@ export class Inbox {
       run?.status ??
       fromStore?.status ??
       (pending.length > 0 ? "waiting" : finished(messages) ? "done" : "stopped");
-    const view: {
-      sessionId: string;
-      status: SessionStatus;
-      messages: Message[];
-      pending: Request[];
-      detail?: string;
-    } = { sessionId, status, messages: messages ?? [], pending };
+    const transcript = messages ?? [];
+    const times =
+      this.timeline === undefined
+        ? transcript.map(() => null)
+        : messageTimes(transcript, readTimeline(this.timeline.file, sessionId));
+    const view: SessionDetail = { sessionId, status, messages: transcript, times, pending };
     const detail = run === undefined ? fromStore?.detail : run.detail;
     if (detail !== undefined) view.detail = detail;
     return view;
@@ -311,7 +371,9 @@ export class Inbox {
   start(prompt = DEFAULT_PROMPT): string {
     const sessionId = newSessionId();
     this.log(`▸ ${sessionId} started from the page`);
-    this.settle(sessionId, () => this.client.run(prompt, { sessionId }), "run").catch(() => {});
+    const runner = this.runner(sessionId);
+    runner.started();
+    this.settle(sessionId, () => runner.client.run(prompt, { sessionId }), "run").catch(() => {});
     return sessionId;
   }
 
@@ -323,7 +385,7 @@ export class Inbox {
    */
   async answer(
     body: unknown,
-  ): Promise<ReturnType<Inbox["session"]> & { text: string; duplicate: boolean; note?: string }> {
+  ): Promise<SessionDetail & { text: string; duplicate: boolean; note?: string }> {
     let answer: Answer;
     try {
       answer = parseAnswer(body);
@@ -357,17 +419,17 @@ export class Inbox {
     try {
       result = await this.settle(
         sessionId,
-        () => this.client.continueRun(found.runId),
+        () => this.runner(sessionId).client.continueRun(found.runId),
         `answer ${answer.id}${recorded === "recorded" ? "" : ` (${recorded})`}`,
       );
     } catch (thrown) {
       throw this.refusal(thrown);
     }
-    const view: ReturnType<Inbox["session"]> & {
-      text: string;
-      duplicate: boolean;
-      note?: string;
-    } = { ...this.session(sessionId), text: result.text, duplicate: recorded === "duplicate" };
+    const view: SessionDetail & { text: string; duplicate: boolean; note?: string } = {
+      ...this.session(sessionId),
+      text: result.text,
+      duplicate: recorded === "duplicate",
+    };
     if (recorded === "duplicate") {
       view.note =
         "this answer was already recorded (in another tab, or from the terminal); nothing was run twice";
@@ -451,6 +513,18 @@ export function handler(
 
       if (req.method === "GET" && ASSETS[path] !== undefined) {
         const asset = ASSETS[path];
+        let body: string | Buffer = readFileSync(new URL(asset.file, WEB_DIR));
+        if (path === "/") {
+          // The state goes into the page itself, so its first paint shows what waits (a JSON
+          // data block, which the script reads; the policy below still runs no inline script).
+          const initial = JSON.stringify(inbox.initial());
+          body = body
+            .toString("utf8")
+            .replace(
+              '<script id="initial-state" type="application/json"></script>',
+              `<script id="initial-state" type="application/json">${initial.replace(/</g, "\\u003c")}</script>`,
+            );
+        }
         res.writeHead(200, {
           "content-type": asset.type,
           "cache-control": "no-store",
@@ -458,7 +532,7 @@ export function handler(
             "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
           "x-content-type-options": "nosniff",
         });
-        res.end(readFileSync(new URL(asset.file, WEB_DIR)));
+        res.end(body);
         return;
       }
       if (req.method === "GET" && path === "/api/state") {
@@ -480,6 +554,11 @@ export function handler(
           clearInterval(ping);
           unsubscribe();
         });
+        return;
+      }
+      const requestMatch = /^\/api\/requests\/([\w.:%-]{1,300})$/.exec(path);
+      if (req.method === "GET" && requestMatch !== null) {
+        send(res, 200, inbox.request(decodeURIComponent(requestMatch[1]!)));
         return;
       }
       const sessionMatch = /^\/api\/sessions\/([\w.-]{1,100})$/.exec(path);
@@ -529,7 +608,10 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const client = demoClient({ model, store });
   const log = (text: string) =>
     printer.line(`  ${s.dim(new Date().toISOString().slice(11, 19))} ${text}`);
-  const inbox = new Inbox(store, client, log);
+  const inbox = new Inbox(store, client, log, {
+    file: timelinePath(options.dbPath),
+    clientFor: (onEvent) => demoClient({ model, store, onEvent }),
+  });
 
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -558,7 +640,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   printer.line(`  ${s.bold(`http://${shownHost}:${actual}/`)}`);
   printer.line(
     s.dim(
-      `  store    ${shownPath(options.dbPath)} (shared with pnpm demo --durable / resume / pending)`,
+      `  store    ${shownPath(options.dbPath)} (shared with ${demoCommand()} --durable / resume / pending)`,
     ),
   );
   printer.line(s.dim(`  model    ${describeModel(options.choice, model)}`));

@@ -11,7 +11,7 @@ import { nativeTool } from "@toolnexus/native";
 import { sqliteStore } from "@toolnexus/store-sqlite";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_DIR, type DemoProcess, startDemo, tempDir } from "./processes.js";
+import { DEMO_DIR, type DemoProcess, runDemo, startDemo, tempDir } from "./processes.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const OUTPUT = join(DEMO_DIR, "test-output");
@@ -193,6 +193,187 @@ describe("the inbox in Chromium", () => {
     expect(after.requests).toContainEqual(
       expect.objectContaining({ kind: "authorization", state: "waiting" }),
     );
+  });
+});
+
+/** Halts a run into the server's file from another process; returns the printed request id. */
+async function haltFromTerminal(args: readonly string[] = ["--durable"]): Promise<string> {
+  const halted = await runDemo([...args, "--db", db]);
+  expect(halted.code, halted.stderr).toBe(0);
+  const id = /demo resume (pnd_\w+)/.exec(halted.stdout)?.[1];
+  expect(id, halted.stdout).toBeDefined();
+  return id!;
+}
+
+interface Box {
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+}
+
+function intersects(a: Box, b: Box): boolean {
+  return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+}
+
+describe("the inbox page, as a person sees it", () => {
+  let input: string;
+  let approval: string;
+  let answered: string;
+  let older: string;
+  let newest: string;
+
+  beforeAll(async () => {
+    // A run halted at the deploy's question, answered from the terminal, now waiting for the
+    // rollback's approval; then a newer run halted at its deploy question.
+    answered = await haltFromTerminal();
+    const resumed = await runDemo(["resume", answered, "--answer", "env=staging", "--db", db]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    approval = /demo resume (pnd_\w+) --approve yes/.exec(resumed.stdout)![1]!;
+    older = /session {2}(rel-\w+)/.exec(resumed.stdout)![1]!;
+    input = await haltFromTerminal();
+    const state = (await (await fetch(`${base}/api/state`)).json()) as {
+      sessions: { sessionId: string }[];
+    };
+    newest = state.sessions[0]!.sessionId;
+    expect(newest).not.toBe(older);
+  });
+
+  it("shows what waits and the newest run's transcript on its first paint, never 'nothing is waiting'", async () => {
+    const page = await context.newPage();
+    // Every frame from the very first: is "nothing is waiting" on screen, and how many cards.
+    await page.addInitScript(() => {
+      const seen: { empty: boolean; cards: number; transcript: number }[] = [];
+      (window as unknown as { frames_: typeof seen }).frames_ = seen;
+      const look = () => {
+        const empty = document.getElementById("empty");
+        seen.push({
+          empty: empty !== null && !empty.hidden && empty.getClientRects().length > 0,
+          cards: document.querySelectorAll("article.request").length,
+          transcript: document.querySelectorAll("#transcript li").length,
+        });
+        if (seen.length < 120) requestAnimationFrame(look);
+      };
+      requestAnimationFrame(look);
+      document.addEventListener("DOMContentLoaded", () => {
+        (window as unknown as { loaded_: unknown }).loaded_ = {
+          cards: document.querySelectorAll("article.request").length,
+          session: document.getElementById("transcript-session")?.textContent,
+          transcript: document.querySelectorAll("#transcript li").length,
+          empty: !document.getElementById("empty")?.hidden,
+        };
+      });
+    });
+    await page.goto(base);
+    await page.locator("#live.on").waitFor(WAIT);
+    const open = ((await (await fetch(`${base}/api/state`)).json()) as { requests: unknown[] })
+      .requests.length;
+    expect(open).toBeGreaterThanOrEqual(2);
+    // Before any script asked the server anything: the cards, and the newest run open.
+    const loaded = await page.evaluate(() => (window as unknown as { loaded_: unknown }).loaded_);
+    expect(loaded).toMatchObject({ cards: open, session: newest, empty: false });
+    expect((loaded as { transcript: number }).transcript).toBeGreaterThan(3);
+    const frames = await page.evaluate(
+      () => (window as unknown as { frames_: { empty: boolean; cards: number }[] }).frames_,
+    );
+    expect(frames.length).toBeGreaterThan(0);
+    expect(frames.filter((f) => f.empty)).toEqual([]);
+    expect(frames.find((f) => f.cards > 0)).toBe(frames.find((f) => f.cards === open));
+
+    // The transcript gives times and durations: when each message came, how long each call took.
+    const transcript = page.locator("#transcript");
+    await expect(transcript.locator("li.user time").getAttribute("datetime")).resolves.toMatch(
+      /^\d{4}-\d\d-\d\dT/,
+    );
+    expect(await transcript.locator("li.assistant time").count()).toBe(2);
+    await expect(
+      transcript
+        .locator("li.tool", { hasText: "release-assistant@" })
+        .locator(".duration")
+        .textContent(),
+    ).resolves.toMatch(/^\d+ ms$/);
+    await expect(
+      transcript
+        .locator("li.tool.error", { hasText: "timed out" })
+        .locator(".duration")
+        .textContent(),
+    ).resolves.toBe("stopped at 1.0 s");
+    await expect(transcript.locator("li.tool.waiting .when").textContent()).resolves.toMatch(
+      /^asked \d\d:\d\d:\d\d$/,
+    );
+    await page.close();
+  });
+
+  it("gives each request a link that opens it, scrolled to, with its run's transcript", async () => {
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 1280, height: 500 });
+    await page.goto(`${base}/#request=${approval}`);
+    const card = page.locator(`article.request[data-request-id="${approval}"]`);
+    await card.and(page.locator(".targeted")).waitFor(WAIT);
+    await expect(card.locator("a.permalink").getAttribute("href")).resolves.toBe(
+      `#request=${approval}`,
+    );
+    await page.locator("#transcript-session", { hasText: older }).waitFor(WAIT);
+    await expect(card.isVisible()).resolves.toBe(true);
+    const box = (await card.boundingBox())!;
+    expect(box.y).toBeGreaterThanOrEqual(0);
+    expect(box.y + box.height).toBeLessThanOrEqual(500);
+    // Its run waited for a person before the deploy ran: the transcript says how long.
+    await expect(
+      page
+        .locator("#transcript li.tool", { hasText: "deployed 2.4.1 to staging" })
+        .locator(".waited")
+        .textContent(),
+    ).resolves.toMatch(/^waited .+ for a person$/);
+
+    // Following another request's link on the page moves to it.
+    await page.locator(`article.request[data-request-id="${input}"] a.permalink`).click();
+    await page.locator(`article.request[data-request-id="${input}"].targeted`).waitFor(WAIT);
+    await expect(page.locator(".targeted").count()).resolves.toBe(1);
+    await page.locator("#transcript-session", { hasText: newest }).waitFor(WAIT);
+
+    // A link to a request that no longer waits still opens its run, and says so.
+    await page.goto(`${base}/#request=${answered}`);
+    await page.locator("#transcript-session", { hasText: older }).waitFor(WAIT);
+    await page
+      .locator("#transcript-note", { hasText: `Request ${answered} is no longer waiting` })
+      .waitFor(WAIT);
+    await page.close();
+  });
+
+  it("keeps the expiry line clear of the buttons, wide and narrow", async () => {
+    const page = await context.newPage();
+    for (const width of [1280, 820, 400]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(base);
+      await page.locator("article.request .buttons button").first().waitFor(WAIT);
+      const cards = await page.locator("article.request").evaluateAll((nodes) =>
+        nodes.map((card) => {
+          const box = (el: Element) => {
+            const r = el.getBoundingClientRect();
+            return { top: r.top, bottom: r.bottom, left: r.left, right: r.right };
+          };
+          return {
+            id: (card as HTMLElement).dataset.requestId,
+            meta: box(card.querySelector(".meta")!),
+            spans: [...card.querySelectorAll(".meta span")].map(box),
+            buttons: [...card.querySelectorAll(".buttons button, .buttons a")].map(box),
+          };
+        }),
+      );
+      expect(cards.length).toBeGreaterThanOrEqual(2);
+      for (const card of cards) {
+        expect(card.buttons.length, card.id).toBeGreaterThan(0);
+        for (const button of card.buttons) {
+          for (const span of card.spans) expect(intersects(span, button), card.id).toBe(false);
+          // Clear space between the line and the controls under it.
+          expect(button.top - card.meta.bottom, `${card.id} at ${width}px`).toBeGreaterThanOrEqual(
+            4,
+          );
+        }
+      }
+    }
+    await page.close();
   });
 });
 

@@ -43,7 +43,11 @@ describe("the durable path across processes", () => {
     expect(halted.code, halted.stderr).toBe(0);
     expect(halted.stdout).toContain("✗ fetch_status[billing] timed out after 1000ms");
     expect(halted.stdout).toContain("⏸ halted");
-    const first = /pnpm demo resume (pnd_\w+) --answer env=staging --db (\S+)/.exec(halted.stdout);
+    // Started straight from node (not as the root `demo` script), it prints the README's command.
+    const first =
+      /\n {4}npx -y pnpm@12\.4\.2 demo resume (pnd_\w+) --answer env=staging --db (\S+)\n/.exec(
+        halted.stdout,
+      );
     expect(first, halted.stdout).not.toBeNull();
     const firstId = first![1]!;
     expect(first![2]).toBe(db);
@@ -69,10 +73,20 @@ describe("the durable path across processes", () => {
     expect(resumed.stdout).toContain("this process did not start the run");
     expect(resumed.stdout).toContain("✓ deploy[2.4.1] deployed 2.4.1 to staging");
     expect(resumed.stdout).toContain("⏸ rollback[staging] needs a person (approval)");
-    const second = /pnpm demo resume (pnd_\w+) --approve yes --db /.exec(resumed.stdout);
+    const second = /demo resume (pnd_\w+) --approve yes --db /.exec(resumed.stdout);
     expect(second, resumed.stdout).not.toBeNull();
     const secondId = second![1]!;
     expect(secondId).not.toBe(firstId);
+    expect(waitingIds()).toEqual([secondId]);
+
+    //    Off a terminal, resume without a flag neither grants nor refuses the approval: it says
+    //    how to answer, records nothing, and the run keeps waiting.
+    const unanswered = await runDemo(["resume", secondId, "--db", db]);
+    expect(unanswered.code).toBe(2);
+    expect(unanswered.stderr).toContain(
+      `request ${secondId} asks for an approval ("Allow rollback to run with {"env":"staging","to":"2.4.0"}?") and there is no terminal to ask: add --approve yes or --approve no`,
+    );
+    expect(unanswered.stdout).not.toContain("rollback[staging] rolled");
     expect(waitingIds()).toEqual([secondId]);
 
     //    The same answer again (a retried command) is accepted as a duplicate: nothing runs
@@ -83,7 +97,7 @@ describe("the durable path across processes", () => {
       `request ${firstId} was already answered (env=staging, notify=true); the same answer again changes nothing`,
     );
     expect(repeated.stdout).not.toContain("✓ deploy");
-    expect(repeated.stdout).toContain(`pnpm demo resume ${secondId} --approve yes`);
+    expect(repeated.stdout).toContain(`demo resume ${secondId} --approve yes`);
     expect(waitingIds()).toEqual([secondId]);
 
     // 4. Resume again in yet another process: approved, rolled back, done.
@@ -114,7 +128,7 @@ describe("the durable path across processes", () => {
     // An id that never existed is a different, equally clear error.
     const unknown = await runDemo(["resume", "pnd_doesnotexist", "--db", db]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain("no request pnd_doesnotexist waits in this file");
+    expect(unknown.stderr).toContain(`no request pnd_doesnotexist waits in ${db}`);
   });
 
   it("a question of the sub-agent halts the run; it is answered through the assistant's request, from another process", async () => {
@@ -131,7 +145,7 @@ describe("the durable path across processes", () => {
     );
     // The other calls of the turn finished before the halt.
     expect(halted.stdout).toContain("✗ fetch_status[billing] timed out after 1000ms");
-    const command = /pnpm demo resume (pnd_\w+):write_release_notes --approve yes --db /.exec(
+    const command = /demo resume (pnd_\w+):write_release_notes --approve yes --db /.exec(
       halted.stdout,
     );
     expect(command, halted.stdout).not.toBeNull();
@@ -172,7 +186,7 @@ describe("the durable path across processes", () => {
     expect(resumed.stdout).not.toContain("→ fetch_status");
     expect(resumed.stdout).not.toContain("→ list_changes");
     expect(resumed.stdout).toContain("⏸ deploy[2.4.1] needs a person (input)");
-    const next = /pnpm demo resume (pnd_\w+) --answer env=staging --db /.exec(resumed.stdout)![1]!;
+    const next = /demo resume (pnd_\w+) --answer env=staging --db /.exec(resumed.stdout)![1]!;
     expect(waitingIds()).toEqual([next]);
 
     const declined = await runDemo(["resume", next, "--decline", "--db", db]);
@@ -181,10 +195,24 @@ describe("the durable path across processes", () => {
     expect(waitingIds()).toEqual([]);
   });
 
+  it("a file named by TOOLNEXUS_DEMO_DB is named in the printed commands, which work without it", async () => {
+    const halted = await runDemo(["--durable"], { env: { TOOLNEXUS_DEMO_DB: db } });
+    expect(halted.code, halted.stderr).toBe(0);
+    const id = new RegExp(`demo resume (pnd_\\w+) --answer env=staging --db ${db}\n`).exec(
+      halted.stdout,
+    )?.[1];
+    expect(id, halted.stdout).toBeDefined();
+    expect(halted.stdout).toContain(`demo pending --db ${db}`);
+    // Without the variable, the printed flags find the same file.
+    const resumed = await runDemo(["resume", id!, "--answer", "env=staging", "--db", db]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain("✓ deploy[2.4.1] deployed 2.4.1 to staging");
+  });
+
   it("a declined input ends the run without deploying", async () => {
     const halted = await runDemo(["--durable", "--db", db]);
     expect(halted.code, halted.stderr).toBe(0);
-    const id = /pnpm demo resume (pnd_\w+)/.exec(halted.stdout)![1]!;
+    const id = /demo resume (pnd_\w+)/.exec(halted.stdout)![1]!;
     const declined = await runDemo(["resume", id, "--decline", "--db", db]);
     expect(declined.code, declined.stderr).toBe(0);
     expect(declined.stdout).toContain("declined by --decline");

@@ -25,7 +25,16 @@ describe("a real endpoint instead of the scripted model", () => {
   it("--provider openai --base-url --model: the whole story through the OpenAI adapter", async () => {
     fake = await fakeProvider("openai");
     const { code, stdout, stderr } = await runDemo(
-      ["--provider", "openai", "--base-url", fake.baseUrl, "--model", "fake-model"],
+      [
+        "--provider",
+        "openai",
+        "--base-url",
+        fake.baseUrl,
+        "--model",
+        "fake-model",
+        "--approve",
+        "yes",
+      ],
       { env: { OPENAI_API_KEY: "" } },
     );
     expect(code, stderr).toBe(0);
@@ -71,7 +80,7 @@ describe("a real endpoint instead of the scripted model", () => {
     expect(halted.stdout).toContain("model    anthropic:fake-model");
     // The printed command names the model even though it came from the environment.
     const id = new RegExp(
-      `pnpm demo resume (pnd_\\w+) --answer env=staging --db \\S+ --provider anthropic --model fake-model --base-url ${fake.baseUrl}`,
+      `demo resume (pnd_\\w+) --answer env=staging --db \\S+ --provider anthropic --model fake-model --base-url ${fake.baseUrl}`,
     ).exec(halted.stdout)![1]!;
 
     // Resumed with flags this time: a new process, the same adapter and tools.

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scriptedReleaseModel } from "../src/director.js";
 import { handler, Inbox } from "../src/server.js";
 import { demoClient } from "../src/setup.js";
+import { timelinePath } from "../src/timeline.js";
 import { tempDir } from "./processes.js";
 
 interface RequestView {
@@ -31,9 +32,11 @@ beforeEach(async () => {
   tmp = tempDir();
   store = sqliteStore({ path: tmp.file("demo.db") });
   logs = [];
-  const inbox = new Inbox(store, demoClient({ model: scriptedReleaseModel(), store }), (line) =>
-    logs.push(line),
-  );
+  const model = scriptedReleaseModel();
+  const inbox = new Inbox(store, demoClient({ model, store }), (line) => logs.push(line), {
+    file: timelinePath(store.path),
+    clientFor: (onEvent) => demoClient({ model, store, onEvent }),
+  });
   server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
@@ -100,6 +103,43 @@ describe("the inbox server", () => {
     const session = await call("GET", `/api/sessions/${request.sessionId}`);
     expect(session.json.status).toBe("waiting");
     expect(JSON.stringify(session.json.messages)).toContain("timed out after 1000ms");
+  });
+
+  it("writes the state and the newest transcript into the page, finds a request's run, and times each step", async () => {
+    const request = await startedRun();
+    const page = await (await fetch(`${base}/`)).text();
+    const data = /<script id="initial-state" type="application\/json">(.*?)<\/script>/s.exec(page);
+    expect(data).not.toBeNull();
+    const initial = JSON.parse(data![1]!) as {
+      requests: { id: string }[];
+      sessions: { sessionId: string }[];
+      session: { sessionId: string; messages: unknown[] };
+      command: string;
+    };
+    expect(initial.requests.map((r) => r.id)).toEqual([request.id]);
+    expect(initial.session.sessionId).toBe(request.sessionId);
+    expect(initial.command).toMatch(/ demo$/);
+    // Never a way out of the data block: "<" is escaped.
+    expect(data![1]).not.toContain("<");
+
+    const found = await call("GET", `/api/requests/${request.id}`);
+    expect(found.json).toEqual({ id: request.id, sessionId: request.sessionId, state: "waiting" });
+    expect((await call("GET", "/api/requests/pnd_nope")).status).toBe(404);
+
+    const session = (await call("GET", `/api/sessions/${request.sessionId}`)).json as {
+      messages: { role: string; name?: string; isError?: boolean; content: string }[];
+      times: ({ at?: string; durationMs?: number; timedOut?: boolean } | null)[];
+    };
+    expect(session.times).toHaveLength(session.messages.length);
+    session.messages.forEach((message, i) => {
+      const time = session.times[i];
+      if (message.role === "system") expect(time).toBeNull();
+      else expect(time?.at, JSON.stringify(message)).toMatch(/^\d{4}-/);
+      if (message.role === "tool" && message.content === "timed out after 1000ms") {
+        expect(time).toMatchObject({ timedOut: true });
+        expect(time?.durationMs).toBeGreaterThanOrEqual(1000);
+      }
+    });
   });
 
   it("refuses bad answers with a reason and changes nothing", async () => {

@@ -181,7 +181,7 @@ describe("the release story through createClient", () => {
     expect(approval.pending.kind).toBe("approval");
     const done = await client.resume({ id: approval.pending.id, ok: false, reason: "declined" });
     expect(done.status).toBe("done");
-    expect(done.text).toContain("Rollback not done: you declined it.");
+    expect(done.text).toContain("Rollback not done: it was not approved.");
   });
 
   it("the scripted assistant follows the version the person asks for", () => {

@@ -7,7 +7,9 @@ describe("pnpm demo off a TTY", () => {
   it("runs the whole story with the defaults and exits 0", async () => {
     const { code, stdout, stderr } = await runDemo([]);
     expect(code, stderr).toBe(0);
+    // Plain text for a log: no colour, no spinner.
     expect(stdout).not.toMatch(COLOUR_CODE);
+    expect(stdout).not.toMatch(/\r|running fetch_status|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
 
     // whoami reads agent and session from its context.
     expect(stdout).toMatch(/✓ whoami release-assistant@rel-[0-9a-f]{8}/);
@@ -32,18 +34,18 @@ describe("pnpm demo off a TTY", () => {
     expect(stdout).toContain("no terminal to ask: used the default env=staging, notify=true");
     expect(stdout).toContain('answer={"env":"staging","notify":true}');
     expect(stdout).toContain("✓ deploy[2.4.1] deployed 2.4.1 to staging");
-    // rollback needs approval before it runs.
+    // rollback needs approval before it runs; with nobody to ask and no --approve, nobody gave
+    // it, so it is declined and the rollback never runs.
     expect(stdout).toContain(
       '⏸ rollback[staging] needs a person (approval): Allow rollback to run with {"env":"staging","to":"2.4.0"}?',
     );
     expect(stdout).toContain(
-      "no terminal to ask: approved by default (pass --approve no to decline)",
+      "no terminal to ask: declined, as nobody approved it (pass --approve yes to approve)",
     );
-    expect(stdout).toContain("✓ rollback[staging] rolled staging back to 2.4.0");
+    expect(stdout).toContain("✗ rollback[staging] declined/expired:");
+    expect(stdout).not.toContain("rolled staging back");
     // The final answer, and the closing line.
-    expect(stdout).toMatch(
-      /assistant › Done\. 2\.4\.1 went to staging, .* staging is back on 2\.4\.0/,
-    );
+    expect(stdout).toContain("assistant › Rollback not done: it was not approved.");
     expect(stdout).toContain(
       "✓ done 4 model turns, 5 tool results, 1 timed out, 2 waited for a person",
     );
@@ -94,6 +96,16 @@ describe("pnpm demo off a TTY", () => {
     );
   });
 
+  it("approves off a terminal only when told to, with --approve yes", async () => {
+    const { code, stdout, stderr } = await runDemo(["--approve", "yes"]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain("approved by --approve yes");
+    expect(stdout).toContain("✓ rollback[staging] rolled staging back to 2.4.0");
+    expect(stdout).toMatch(
+      /assistant › Done\. 2\.4\.1 went to staging, .* staging is back on 2\.4\.0/,
+    );
+  });
+
   it("takes its answers from flags", async () => {
     const { code, stdout, stderr } = await runDemo([
       "--answer",
@@ -110,7 +122,7 @@ describe("pnpm demo off a TTY", () => {
     expect(stdout).toContain(
       '✗ rollback[production] declined/expired: Allow rollback to run with {"env":"production","to":"2.4.0"}?',
     );
-    expect(stdout).toContain("assistant › Rollback not done: you declined it.");
+    expect(stdout).toContain("assistant › Rollback not done: it was not approved.");
   });
 
   it("refuses an answer that does not fit the request, naming the field", async () => {

@@ -45,8 +45,13 @@ describe("the terminal prompt", () => {
     expect(out).toContain("✓ rollback[production] rolled production back to 2.4.0");
     expect(out).toContain("✓ done");
     expect(out).not.toContain("no terminal to ask");
-    // A terminal gets colour.
+    // A terminal gets colour, and a spinner with the elapsed time of the calls still running
+    // (billing hangs until the loop stops it at 1000 ms), erased before the next line.
     expect(demo.stdout()).toMatch(COLOUR_CODE);
+    const ESC = String.fromCharCode(27);
+    expect(demo.stdout()).toContain(`\r${ESC}[2K${ESC}[36m  `);
+    expect(stripAnsi(demo.stdout())).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] running fetch_status\[billing\] 0\.\ds/);
+    expect(demo.stdout()).not.toMatch(/running deploy/);
   });
 
   it("re-asks on a wrong key, takes the default on Enter, and respects NO_COLOR", async () => {
@@ -67,7 +72,7 @@ describe("the terminal prompt", () => {
     expect(await demo.exited).toBe(0);
     const out = stripAnsi(demo.stdout());
     expect(out).toContain('answer={"env":"staging","notify":true}');
-    expect(out).toContain("Rollback not done: you declined it.");
+    expect(out).toContain("Rollback not done: it was not approved.");
     expect(demo.stdout()).not.toMatch(COLOUR_CODE);
   });
 
@@ -89,7 +94,7 @@ describe("the terminal prompt", () => {
     const db = tmp.file("demo.db");
     const halted = await runDemo(["--durable", "--db", db]);
     expect(halted.code, halted.stderr).toBe(0);
-    const id = /pnpm demo resume (pnd_\w+)/.exec(halted.stdout)![1]!;
+    const id = /demo resume (pnd_\w+)/.exec(halted.stdout)![1]!;
 
     running = startDemo(["resume", id, "--db", db], { tty: true });
     const demo = running;
@@ -100,6 +105,6 @@ describe("the terminal prompt", () => {
     expect(await demo.exited).toBe(0);
     const out = stripAnsi(demo.stdout());
     expect(out).toContain("✓ deploy[2.4.1] deployed 2.4.1 to staging; announced in #releases.");
-    expect(out).toMatch(/pnpm demo resume pnd_\w+ --approve yes --db /);
+    expect(out).toMatch(/demo resume pnd_\w+ --approve yes --db /);
   });
 });

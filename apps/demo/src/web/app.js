@@ -27,6 +27,24 @@ function ago(iso) {
   return `${Math.round(s / 3600)} h ago`;
 }
 
+/** A clock time in the reader's time zone: `14:03:05`. */
+function clock(iso) {
+  return new Date(iso).toLocaleTimeString([], {
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hour12: false,
+  });
+}
+
+/** A duration for a person: `63 ms`, `1.0 s`, `2 min 5 s`. */
+function duration(ms) {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
 function until(iso) {
   if (!iso) return "no expiry";
   const ms = Date.parse(iso) - Date.now();
@@ -231,9 +249,21 @@ function requestCard(request) {
     control = form;
   }
 
+  control.classList.add("control");
   const meta = timeLine(request);
+  const link = el(
+    "a",
+    {
+      class: "permalink",
+      href: `#request=${encodeURIComponent(request.id)}`,
+      title: "A link to this request",
+    },
+    "link",
+  );
+  card.id = `request-${request.id}`;
+  card.dataset.session = request.sessionId || "";
   card.append(
-    el("div", { class: "kind" }, request.kind),
+    el("div", { class: "card-head" }, el("span", { class: "kind" }, request.kind), link),
     el("div", { class: "prompt" }, request.prompt),
     meta,
     control,
@@ -291,7 +321,32 @@ const STATUS_TEXT = {
   failed: "Failed",
 };
 
-function messageItem(message, waitingPrompts) {
+/** When a message happened, and for a tool call how long it took (or waited for a person). */
+function whenLine(message, time, waiting) {
+  if (!time?.at) return null;
+  const parts = [el("time", { datetime: time.at }, clock(time.at))];
+  if (waiting) {
+    parts.unshift("asked ");
+  } else if (message.role === "tool" && typeof time.durationMs === "number") {
+    parts.push(
+      " · ",
+      el(
+        "span",
+        { class: "duration" },
+        time.timedOut ? `stopped at ${duration(time.durationMs)}` : duration(time.durationMs),
+      ),
+    );
+    if (typeof time.waitedMs === "number") {
+      parts.push(
+        " · ",
+        el("span", { class: "waited" }, `waited ${duration(time.waitedMs)} for a person`),
+      );
+    }
+  }
+  return el("span", { class: "when" }, parts);
+}
+
+function messageItem(message, waitingPrompts, time) {
   if (message.role === "system") {
     return el(
       "li",
@@ -300,7 +355,12 @@ function messageItem(message, waitingPrompts) {
     );
   }
   if (message.role === "user") {
-    return el("li", { class: "user" }, el("span", { class: "who" }, "you"), message.content);
+    return el(
+      "li",
+      { class: "user" },
+      el("span", { class: "who" }, "you", whenLine(message, time, false)),
+      message.content,
+    );
   }
   if (message.role === "assistant") {
     const calls = (message.toolCalls || []).map((call) =>
@@ -309,7 +369,7 @@ function messageItem(message, waitingPrompts) {
     return el(
       "li",
       { class: "assistant" },
-      el("span", { class: "who" }, "assistant"),
+      el("span", { class: "who" }, "assistant", whenLine(message, time, false)),
       message.content,
       calls,
     );
@@ -324,6 +384,7 @@ function messageItem(message, waitingPrompts) {
       "span",
       { class: "tool-name" },
       `${mark} ${message.name}${waiting ? " · waiting for a person" : ""}`,
+      whenLine(message, time, waiting),
     ),
     message.content,
   );
@@ -343,7 +404,10 @@ function renderTranscript(view) {
   note.textContent = notes.get(view.sessionId) || "";
   note.hidden = !notes.has(view.sessionId);
   const waitingPrompts = new Set(view.pending.map((p) => p.prompt));
-  $("transcript").replaceChildren(...view.messages.map((m) => messageItem(m, waitingPrompts)));
+  const times = view.times || [];
+  $("transcript").replaceChildren(
+    ...view.messages.map((m, i) => messageItem(m, waitingPrompts, times[i])),
+  );
 }
 
 async function showSession(sessionId, view) {
@@ -357,6 +421,33 @@ async function showSession(sessionId, view) {
   } catch (problem) {
     $("transcript-status").textContent = problem.message;
   }
+}
+
+/**
+ * Opens the request a link points at (`#request=<id>`): its card scrolled into view and marked,
+ * its run's transcript beside it. A request no longer waiting still opens its run.
+ */
+async function openRequest(id) {
+  for (const card of cards.values()) card.classList.remove("targeted");
+  const card = cards.get(id);
+  if (card && !card.classList.contains("stale")) {
+    card.classList.add("targeted");
+    card.scrollIntoView({ block: "center" });
+    if (card.dataset.session) await showSession(card.dataset.session);
+    return;
+  }
+  try {
+    const found = await api("GET", `/api/requests/${encodeURIComponent(id)}`);
+    notes.set(found.sessionId, `Request ${id} is no longer waiting (${found.state}).`);
+    await showSession(found.sessionId);
+  } catch (problem) {
+    $("transcript-status").textContent = problem.message;
+  }
+}
+
+function linkedRequest() {
+  const match = /^#request=(.+)$/.exec(window.location.hash);
+  return match ? decodeURIComponent(match[1]) : null;
 }
 
 function renderRuns(sessions) {
@@ -389,6 +480,10 @@ function renderRuns(sessions) {
 function applyState(state) {
   renderInbox(state.requests);
   renderRuns(state.sessions);
+  // Nothing picked yet: the newest run's transcript.
+  if (selected === null && !linkedRequest() && state.sessions.length > 0) {
+    showSession(state.sessions[0].sessionId);
+  }
 }
 
 // --- wiring -------------------------------------------------------------------------------
@@ -428,5 +523,41 @@ function connect() {
 setInterval(() => {
   for (const card of cards.values()) card.refresh();
 }, 1000);
+
+window.addEventListener("hashchange", () => {
+  const id = linkedRequest();
+  if (id) openRequest(id);
+});
+
+/** The command that starts the demo, as this person started it (the server knows). */
+function showCommand(command) {
+  if (!command) return;
+  for (const code of document.querySelectorAll(".demo-command")) {
+    code.textContent = `${command} ${code.dataset.args || ""}`.trim();
+  }
+}
+
+/** The state the server wrote into the page: shown before any request or live update. */
+function initialState() {
+  try {
+    return JSON.parse($("initial-state").textContent || "null");
+  } catch {
+    return null;
+  }
+}
+
+const initial = initialState();
+if (initial) {
+  showCommand(initial.command);
+  if (initial.session && !linkedRequest()) {
+    selected = initial.session.sessionId;
+    renderTranscript(initial.session);
+  }
+  applyState(initial);
+} else {
+  api("GET", "/api/state").then(applyState, () => {});
+}
+const linked = linkedRequest();
+if (linked) openRequest(linked);
 
 connect();
