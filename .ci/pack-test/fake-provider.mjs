@@ -31,12 +31,31 @@ const APIS = {
       ),
     reply: anthropicReply,
   },
+  google: {
+    route: /^\/([\w-]+)\/v1beta\/models\/[^/:]+:(?:generateContent|streamGenerateContent)(?:\?.*)?$/,
+    isStream: (request) => request.path.includes(":streamGenerateContent"),
+    env: (base, run) => ({ GOOGLE_GEMINI_BASE_URL: `${base}/${run}/v1beta` }),
+    tools: (body) =>
+      (body.tools ?? [])
+        .flatMap((t) => t.functionDeclarations ?? [])
+        .map((d) => ({ name: d.name, schema: d.parameters ?? d.parametersJsonSchema })),
+    hasToolResult: (body) =>
+      (body.contents ?? []).some(
+        (c) => Array.isArray(c?.parts) && c.parts.some((p) => p?.functionResponse !== undefined),
+      ),
+    reply: googleReply,
+  },
 };
+
+/** Whether a request asks for a stream: a `stream: true` body, or (Gemini) the path says so. */
+const isStream = (api, request) =>
+  APIS[api].isStream?.(request) ?? request.body?.stream === true;
 
 /** The packages whose README example must talk to the fake provider, and the API they speak. */
 export const PROVIDER_PACKAGES = {
   "@toolnexus/openai": "openai",
   "@toolnexus/anthropic": "anthropic",
+  "@toolnexus/google": "google",
 };
 
 export async function startFakeProvider() {
@@ -47,7 +66,7 @@ export async function startFakeProvider() {
         status: 404,
         json: { error: { message: `fake provider: no route ${request.path}` } },
       };
-    return APIS[turn.api].reply(turn, request.body.stream === true, request.body.model ?? "fake");
+    return APIS[turn.api].reply(turn, turn.stream, request.body.model ?? "fake");
   });
   return {
     close: () => server.close(),
@@ -77,7 +96,7 @@ function turnOf(request) {
       tool?.name && !hadToolResult
         ? { name: tool.name, args: sample({ type: "object", ...tool.schema }) }
         : undefined;
-    return { api, run: route[1], stream: body.stream === true, hadToolResult, call };
+    return { api, run: route[1], stream: isStream(api, request), hadToolResult, call };
   }
   return undefined;
 }
@@ -199,4 +218,32 @@ function anthropicReply({ call }, stream, model) {
       event("message_stop", {}),
     ],
   };
+}
+
+function googleReply({ call }, stream) {
+  const usageMetadata = { promptTokenCount: 12, candidatesTokenCount: 8, totalTokenCount: 20 };
+  const candidate = (parts, finishReason) => ({
+    content: { role: "model", parts },
+    index: 0,
+    ...(finishReason === undefined ? {} : { finishReason }),
+  });
+  const response = (candidates, extra) => ({
+    candidates,
+    modelVersion: "gemini-packtest",
+    responseId: "packtest",
+    ...extra,
+  });
+  const callParts = call ? [{ functionCall: { name: call.name, args: call.args } }] : undefined;
+  if (!stream) {
+    return {
+      json: response([candidate(callParts ?? [{ text: REPLY }], "STOP")], { usageMetadata }),
+    };
+  }
+  // Gemini streams whole parts: text in pieces, a function call in one chunk.
+  const chunks = callParts
+    ? [response([candidate(callParts, "STOP")], { usageMetadata })]
+    : halves(REPLY).map((text, i) =>
+        response([candidate([{ text }], i === 1 ? "STOP" : undefined)], i === 1 ? { usageMetadata } : {}),
+      );
+  return { chunks: chunks.map((chunk) => sseEvent(chunk)) };
 }
