@@ -32,7 +32,8 @@ const APIS = {
     reply: anthropicReply,
   },
   google: {
-    route: /^\/([\w-]+)\/v1beta\/models\/[^/:]+:(?:generateContent|streamGenerateContent)(?:\?.*)?$/,
+    route:
+      /^\/([\w-]+)\/v1beta\/models\/[^/:]+:(?:generateContent|streamGenerateContent)(?:\?.*)?$/,
     isStream: (request) => request.path.includes(":streamGenerateContent"),
     env: (base, run) => ({ GOOGLE_GEMINI_BASE_URL: `${base}/${run}/v1beta` }),
     tools: (body) =>
@@ -48,8 +49,7 @@ const APIS = {
 };
 
 /** Whether a request asks for a stream: a `stream: true` body, or (Gemini) the path says so. */
-const isStream = (api, request) =>
-  APIS[api].isStream?.(request) ?? request.body?.stream === true;
+const isStream = (api, request) => APIS[api].isStream?.(request) ?? request.body?.stream === true;
 
 /** The packages whose README example must talk to the fake provider, and the API they speak. */
 export const PROVIDER_PACKAGES = {
@@ -243,7 +243,10 @@ function googleReply({ call }, stream) {
   const chunks = callParts
     ? [response([candidate(callParts, "STOP")], { usageMetadata })]
     : halves(REPLY).map((text, i) =>
-        response([candidate([{ text }], i === 1 ? "STOP" : undefined)], i === 1 ? { usageMetadata } : {}),
+        response(
+          [candidate([{ text }], i === 1 ? "STOP" : undefined)],
+          i === 1 ? { usageMetadata } : {},
+        ),
       );
   return { chunks: chunks.map((chunk) => sseEvent(chunk)) };
 }

@@ -209,4 +209,4 @@ export const messagesHarness: AdapterHarness = {
   createClient,
 };
 
-adapterSuite("anthropic (Messages API)", messagesHarness);
+await adapterSuite("anthropic (Messages API)", messagesHarness);

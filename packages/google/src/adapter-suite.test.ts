@@ -45,4 +45,4 @@ export const geminiHarness: AdapterHarness = {
   createClient,
 };
 
-adapterSuite("google (Gemini API)", geminiHarness);
+await adapterSuite("google (Gemini API)", geminiHarness);

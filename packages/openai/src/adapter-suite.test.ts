@@ -169,4 +169,4 @@ export const chatHarness: AdapterHarness = {
   createClient,
 };
 
-adapterSuite("openai (Chat Completions)", chatHarness);
+await adapterSuite("openai (Chat Completions)", chatHarness);

@@ -9,7 +9,6 @@ import type {
   ToolSpec,
   Usage,
 } from "@toolnexus/core";
-import { afterEach, describe, expect, it } from "vitest";
 import { ProviderError } from "./errors.js";
 import type { FetchFunction } from "./http.js";
 import {
@@ -217,9 +216,13 @@ async function collect(stream: AsyncIterable<ModelStreamPart>): Promise<Collecte
  * // packages/my-adapter/src/adapter-suite.test.ts
  * import { adapterSuite } from "@toolnexus/provider-utils/testing";
  * import { createClient } from "@toolnexus/client";
- * adapterSuite("my-adapter", { provider: "my", model: (s) => myModel({ ...s }), ...encoders, createClient });
+ * await adapterSuite("my-adapter", { provider: "my", model: (s) => myModel({ ...s }), ...encoders, createClient });
+ *
+ * It is async because it loads vitest only when called: the rest of `/testing` (the mock
+ * server) works in a project without vitest. Await it at the top level of the test file.
  */
-export function adapterSuite(name: string, harness: AdapterHarness): void {
+export async function adapterSuite(name: string, harness: AdapterHarness): Promise<void> {
+  const { afterEach, describe, expect, it } = await import("vitest");
   describe(`adapter suite: ${name}`, () => {
     let server: MockServer | undefined;
     afterEach(async () => {

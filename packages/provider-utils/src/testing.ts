@@ -1,6 +1,6 @@
 /**
  * Test helpers for adapter authors (import them in tests only; they need `node:http`, and
- * {@link adapterSuite} needs vitest): a mock HTTP server that answers from a script, byte
+ * {@link adapterSuite} loads vitest when it is called): a mock HTTP server that answers from a script, byte
  * splitting and SSE framing helpers, and the conformance suite every model adapter runs.
  */
 export type {

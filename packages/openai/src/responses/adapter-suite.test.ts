@@ -54,4 +54,4 @@ export const responsesHarness: AdapterHarness = {
   createClient,
 };
 
-adapterSuite("openai (Responses API)", responsesHarness);
+await adapterSuite("openai (Responses API)", responsesHarness);
