@@ -64,6 +64,11 @@ export interface RunTrace {
   waited(info: { call: ToolCall; request: Request; waitedMs: number; answer: Answer }): void;
   /** What to store with the run when it is written, to link its continuation (any process). */
   carrier(): Record<string, string> | undefined;
+  /**
+   * The trace context of one running tool execution (its span), as propagation headers, for the
+   * services the tool calls (`ctx.traceCarrier`); `undefined` falls back to {@link carrier}.
+   */
+  toolCarrier?(callId: string): Record<string, string> | undefined;
   /** The run (or this continuation of it) ended: a result (done, pending, incomplete) or an error. */
   end(outcome: { result: RunResult } | { error: unknown }): void;
 }

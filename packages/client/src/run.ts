@@ -172,7 +172,10 @@ export class Run {
     }
     if (this.trace !== undefined) {
       const trace = this.trace;
-      ctx.traceCarrier = () => trace.carrier();
+      const { callId } = ctx;
+      // The tool's own span when the instrumentation has one, else the run's.
+      ctx.traceCarrier = () =>
+        (callId === undefined ? undefined : trace.toolCarrier?.(callId)) ?? trace.carrier();
     }
     if (this.sessionId !== undefined) ctx.sessionId = this.sessionId;
     if (this.config.agent !== undefined) ctx.agent = this.config.agent;

@@ -176,6 +176,8 @@ class RunTelemetry implements TracedRun {
   private readonly asked = new Map<string, number>();
   /** Human waits measured, in seconds, by request id: put on the answered call's tool span. */
   private readonly waits = new Map<string, number>();
+  /** The spans of the tool executions running now, by call id (for `ctx.traceCarrier`). */
+  private readonly toolSpans = new Map<string, Span>();
   private ended = false;
 
   constructor(
@@ -374,10 +376,12 @@ class RunTelemetry implements TracedRun {
     if (this.agent !== undefined) measured[ATTR.agentName] = this.agent;
     const started = performance.now();
     let outcome: O;
+    this.toolSpans.set(info.call.id, span);
     try {
       // Whatever the tool does inside `run` sees this span as the active one.
       outcome = await context.with(trace.setSpan(this.ctx, span), run);
     } catch (error) {
+      this.toolSpans.delete(info.call.id);
       const type = errorType(error);
       fail(span, type, error);
       measured[ATTR.errorType] = type;
@@ -385,6 +389,7 @@ class RunTelemetry implements TracedRun {
       span.end();
       throw error;
     }
+    this.toolSpans.delete(info.call.id);
     const type = this.toolOutcome(span, outcome);
     if (type !== undefined) measured[ATTR.errorType] = type;
     this.telemetry.instruments.toolDuration.record(outcome.durationMs / 1000, measured);
@@ -451,6 +456,12 @@ class RunTelemetry implements TracedRun {
     if (this.asked.size > 0)
       carrier[CARRIER.askedAt] = JSON.stringify(Object.fromEntries(this.asked));
     return carrier;
+  }
+
+  /** A running tool's span as propagation headers: what an MCP server gets in `_meta`. */
+  toolCarrier(callId: string): Record<string, string> | undefined {
+    const span = this.toolSpans.get(callId);
+    return span === undefined ? undefined : injectContext(trace.setSpan(this.ctx, span));
   }
 
   end(outcome: { result: TracedRunResult } | { error: unknown }): void {

@@ -111,6 +111,7 @@ export interface TracedRun {
     answer: TracedAnswer;
   }): void;
   carrier(): Record<string, string> | undefined;
+  toolCarrier(callId: string): Record<string, string> | undefined;
   end(outcome: { result: TracedRunResult } | { error: unknown }): void;
 }
 

@@ -241,6 +241,41 @@ describe("spans of a run", () => {
     expect(lookup.attributes["gen_ai.tool.call.result"]).toBe(RESULT);
   });
 
+  it("gives a tool its own execute_tool span as ctx.traceCarrier (what an MCP server gets in _meta)", async () => {
+    const seen: (Record<string, string> | undefined)[] = [];
+    const probe = nativeTool({
+      name: "probe",
+      description: "reads its trace context",
+      ctx: true,
+      run: async (_args, ctx) => {
+        await sleep(1);
+        seen.push(ctx.traceCarrier?.());
+        return "ok";
+      },
+    });
+    const client = createClient({
+      model: scriptedModel([
+        {
+          toolCalls: [
+            { id: "p1", name: "probe" },
+            { id: "p2", name: "probe" },
+          ],
+        },
+        { content: "done" },
+      ]),
+      tools: [probe],
+      instrumentation: otelInstrumentation(),
+    });
+    await client.run("go");
+    const toolSpans = finished().filter((span) => span.name === "execute_tool probe");
+    expect(toolSpans).toHaveLength(2);
+    const { traceId } = spanNamed("invoke_agent").spanContext();
+    // Each parallel call sees its own span, in the run's trace.
+    expect(new Set(seen.map((carrier) => carrier?.traceparent))).toEqual(
+      new Set(toolSpans.map((span) => `00-${traceId}-${span.spanContext().spanId}-01`)),
+    );
+  });
+
   it("marks a timed-out call 'timeout' and a tool error 'tool_error', without the error's text", async () => {
     const slow = nativeTool({
       name: "slow",
