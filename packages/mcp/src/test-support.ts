@@ -88,3 +88,23 @@ export function script(turns: readonly (SimpleTurn | ((last: string) => SimpleTu
     },
   });
 }
+
+/**
+ * The durability test's model: the first turn deploys the service the prompt names
+ * ("deploy svc-3" → ops_deploy {service: "svc-3"}), the second answers with the tool's result.
+ */
+export function deployScript(): Model {
+  return inProcessModel({
+    id: "deploy-script",
+    generate: ({ messages }) => {
+      if (!messages.some((m) => m.role === "assistant")) {
+        const prompt = messages.find((m) => m.role === "user")?.content ?? "";
+        const service = prompt.replace(/^deploy /, "");
+        return {
+          toolCalls: [{ id: `d-${service}`, name: "ops_deploy", arguments: { service } }],
+        };
+      }
+      return { content: `final: ${messages[messages.length - 1]?.content ?? ""}` };
+    },
+  });
+}
