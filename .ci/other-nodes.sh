@@ -4,7 +4,7 @@
 # builds, published on the npm registry) and are kept in a cache folder, as are the copies of
 # better-sqlite3 compiled for each Node's ABI (node_modules has it built for the machine's Node).
 #
-#   bash .ci/other-nodes.sh [RUNTIME[:HEADERS] ...]     e.g. 22.23.3 24.21.0:24.18.1
+#   bash .ci/other-nodes.sh [--prepare] [RUNTIME[:HEADERS] ...]     e.g. 22.23.3 24.21.0:24.18.1
 #
 # HEADERS is the Node whose headers better-sqlite3 is compiled against (default: RUNTIME). Node 24
 # gets 24.18.1's: better-sqlite3 12 compiled against the headers of Node >= 24.19 aborts when a
@@ -19,6 +19,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
+# --prepare: only fetch the Node binaries and compile better-sqlite3 for them (.ci/run starts
+# this in the background, at the lowest priority, while the main suites run).
+PREPARE=false
+if [ "${1:-}" = "--prepare" ]; then PREPARE=true; shift; fi
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(22.23.3 24.21.0:24.18.1)
 VERSIONS=()
@@ -87,6 +91,7 @@ for v in "${VERSIONS[@]}"; do build_sqlite "$v" >"$CACHE/sqlite-$v.path" & pids+
 for p in "${pids[@]}"; do wait "$p"; done
 for v in "${VERSIONS[@]}"; do SQLITE[$v]=$(cat "$CACHE/sqlite-$v.path"); done
 say "better-sqlite3 $BS3_VERSION built for each"
+if $PREPARE; then exit 0; fi
 
 # 3. Each Node's run: its bin first on PATH, better-sqlite3 redirected to its build (turbo's loose
 # env mode passes the variables on), turbo's cache off (a task's hash does not include the Node
