@@ -34,7 +34,7 @@ async function ready(fixtures: Fixture[]) {
 
 describe("durable runs across processes", () => {
   it(`8 processes race to continue one ready run, ${ROUNDS} rounds: exactly one runs it, all see it done`, {
-    timeout: 120_000,
+    timeout: 240_000,
   }, async () => {
     const { db, logDir, store, runIds } = await setup("race", {});
     const racers = Array.from({ length: 8 }, () =>
@@ -59,7 +59,7 @@ describe("durable runs across processes", () => {
   });
 
   it(`two processes answer the two requests of one halted turn at the same moment, ${ROUNDS} rounds: both applied`, {
-    timeout: 120_000,
+    timeout: 240_000,
   }, async () => {
     const { db, logDir, store, runIds } = await setup("siblings", { twoQuestions: true });
     const pair = [0, 1].map(() =>
