@@ -49,37 +49,32 @@ async function stop(racers: Fixture[]): Promise<void> {
 }
 
 describe("the store across processes", () => {
-  it(
-    `8 processes race to claim one ready run, ${ROUNDS} rounds: exactly one wins each round`,
-    { timeout: 240_000 },
-    async () => {
-      const path = tmp.file();
-      const store = sqliteStore({ path });
-      const racers = await startRacers(path, 8);
-      try {
-        for (let round = 0; round < ROUNDS; round++) {
-          // One new ready run per round; the runs of earlier rounds are leased (10 minutes).
-          const r = request();
-          const ckp = checkpoint([r], { runId: `run_${round}` });
-          store.halt(ckp);
-          store.answer({ id: r.id, ok: true });
-          const outcomes = await race(
-            racers,
-            racers.map(() => ({ op: "claim", round })),
-          );
-          expect(outcomes.filter((o) => o.error !== undefined)).toEqual([]);
-          const winners = outcomes.filter((o) => o.runId !== null);
-          expect(winners, `round ${round}`).toHaveLength(1);
-          expect(winners[0]).toMatchObject({ runId: ckp.runId, token: 1 });
-          expect(store.getRun(ckp.runId)?.state).toBe("running");
-        }
-      } finally {
-        await stop(racers);
-        store.close();
+  it(`8 processes race to claim one ready run, ${ROUNDS} rounds: exactly one wins each round`, async () => {
+    const path = tmp.file();
+    const store = sqliteStore({ path });
+    const racers = await startRacers(path, 8);
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        // One new ready run per round; the runs of earlier rounds are leased (10 minutes).
+        const r = request();
+        const ckp = checkpoint([r], { runId: `run_${round}` });
+        store.halt(ckp);
+        store.answer({ id: r.id, ok: true });
+        const outcomes = await race(
+          racers,
+          racers.map(() => ({ op: "claim", round })),
+        );
+        expect(outcomes.filter((o) => o.error !== undefined)).toEqual([]);
+        const winners = outcomes.filter((o) => o.runId !== null);
+        expect(winners, `round ${round}`).toHaveLength(1);
+        expect(winners[0]).toMatchObject({ runId: ckp.runId, token: 1 });
+        expect(store.getRun(ckp.runId)?.state).toBe("running");
       }
-    },
-    120_000,
-  );
+    } finally {
+      await stop(racers);
+      store.close();
+    }
+  }, 240_000);
 
   it(`two processes answer the two requests of one run at once, ${ROUNDS} rounds: both recorded`, async () => {
     const path = tmp.file();
