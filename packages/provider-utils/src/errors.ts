@@ -1,17 +1,29 @@
 import { ToolnexusError } from "@toolnexus/core";
+import { clip, redact, redactCause } from "./redact.js";
 
 /**
  * What went wrong talking to a provider:
  * - `"provider_http"`: the server answered with a non-2xx status;
  * - `"provider_network"`: no answer (connection refused, reset, dropped mid-body or mid-stream);
  * - `"provider_response"`: a 2xx answer that is not what the API documents (bad JSON, no choices);
- * - `"provider_stream"`: the provider reported an error inside a stream, or the stream ended early.
+ * - `"provider_stream"`: the provider reported an error inside a stream, or the stream ended early;
+ * - `"provider_redirect"`: the server redirected to another origin (refused, so no credential
+ *   reaches it) or redirected too many times;
+ * - `"provider_limit"`: one streamed event or a whole response is larger than its cap
+ *   (`maxEventBytes`, `maxResponseBytes`); reading stopped there.
  */
 export type ProviderErrorCode =
   | "provider_http"
   | "provider_network"
   | "provider_response"
-  | "provider_stream";
+  | "provider_stream"
+  | "provider_redirect"
+  | "provider_limit";
+
+/** The longest `message` / `providerMessage` a {@link ProviderError} keeps, in characters. */
+export const MAX_ERROR_MESSAGE_CHARS = 2000;
+/** The longest `providerType`, `providerCode`, `requestId` or header value kept, in characters. */
+export const MAX_ERROR_FIELD_CHARS = 200;
 
 /** Everything a {@link ProviderError} carries besides its message. */
 export interface ProviderErrorInit {
@@ -47,6 +59,12 @@ export interface ProviderErrorInit {
    */
   retryAfterMs?: number;
   cause?: unknown;
+  /**
+   * Values that must never appear in the error (the API key, credential header values). They
+   * are redacted from the message, from every provider field above and from the cause's message
+   * and stack, before anything is cut to its length cap. Not kept on the error.
+   */
+  secrets?: readonly string[];
 }
 
 /**
@@ -68,19 +86,47 @@ export class ProviderError extends ToolnexusError {
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
 
+  /**
+   * This is the one place where provider text becomes ours: every string that came from the
+   * provider (the message built from it, `providerMessage`, `providerType`, `providerCode`,
+   * `requestId`, header values, the cause) has `init.secrets` redacted first and is then cut to
+   * {@link MAX_ERROR_MESSAGE_CHARS} / {@link MAX_ERROR_FIELD_CHARS}, so a cut never splits a
+   * secret into an unredacted part.
+   */
   constructor(code: ProviderErrorCode, message: string, init: ProviderErrorInit) {
-    super(code, message, init.cause === undefined ? undefined : { cause: init.cause });
+    const secrets = init.secrets ?? [];
+    const long = (text: string) => clip(redact(text, secrets), MAX_ERROR_MESSAGE_CHARS);
+    const short = (text: string | undefined) =>
+      text === undefined ? undefined : clip(redact(text, secrets), MAX_ERROR_FIELD_CHARS);
+    const cause = init.cause === undefined ? undefined : redactCause(init.cause, secrets);
+    super(code, long(message), cause === undefined ? undefined : { cause });
     this.code = code;
     this.provider = init.provider;
     this.status = init.status;
-    this.providerMessage = init.providerMessage;
-    this.providerType = init.providerType;
-    this.providerCode = init.providerCode;
-    this.requestId = init.requestId;
-    this.responseHeaders = init.responseHeaders;
+    this.providerMessage =
+      init.providerMessage === undefined ? undefined : long(init.providerMessage);
+    this.providerType = short(init.providerType);
+    this.providerCode = short(init.providerCode);
+    this.requestId = short(init.requestId);
+    this.responseHeaders =
+      init.responseHeaders === undefined ? undefined : keptHeaders(init.responseHeaders, secrets);
     this.retryable = init.retryable ?? false;
     this.retryAfterMs = init.retryAfterMs;
   }
+}
+
+/** Header values redacted and cut, names lower-case, `set-cookie` left out. */
+function keptHeaders(
+  headers: Readonly<Record<string, string>>,
+  secrets: readonly string[],
+): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (lower === "set-cookie") continue;
+    kept[redact(lower, secrets)] = clip(redact(String(value), secrets), MAX_ERROR_FIELD_CHARS * 5);
+  }
+  return kept;
 }
 
 /**
@@ -104,5 +150,27 @@ export class MissingApiKeyError extends ToolnexusError {
     );
     this.provider = provider;
     this.variables = variables;
+  }
+}
+
+/**
+ * Thrown at construction when a base URL (the `baseUrl` option or a variable such as
+ * `OPENAI_BASE_URL`) carries a user name or password (`http://user:pass@host`). `fetch` refuses
+ * such URLs at every call, and the credentials would show in errors and logs; send them as the
+ * API key or a header instead. The message names the setting, never the credentials.
+ */
+export class BaseUrlCredentialsError extends ToolnexusError {
+  override readonly code = "base_url_credentials";
+  readonly provider: string;
+  /** The option or environment variable the URL came from, e.g. `"baseUrl"`, `"OPENAI_BASE_URL"`. */
+  readonly setting: string;
+
+  constructor(provider: string, setting: string, safeUrl: string) {
+    super(
+      "base_url_credentials",
+      `${provider}: "${setting}" must not contain a user name or password (${safeUrl} with credentials before the host); pass the key as apiKey or in headers instead`,
+    );
+    this.provider = provider;
+    this.setting = setting;
   }
 }

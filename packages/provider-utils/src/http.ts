@@ -1,8 +1,15 @@
 import { abortReason, raceAbort, sleep, throwIfAborted } from "./abort.js";
 import { ProviderError } from "./errors.js";
-import { redact } from "./redact.js";
+import {
+  DEFAULT_MAX_ERROR_BODY_BYTES,
+  DEFAULT_MAX_EVENT_BYTES,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  readCapped,
+} from "./limits.js";
+import { redact, redactCut } from "./redact.js";
+import { fetchSameOrigin } from "./redirect.js";
 import { backoffDelay, DEFAULT_MAX_RETRY_DELAY_MS, RETRY_STATUSES, retryHints } from "./retry.js";
-import { readSSE, type SSEEvent } from "./sse.js";
+import { readSSE, type SSEEvent, SSEEventTooLargeError } from "./sse.js";
 
 /**
  * The `fetch` an adapter calls. `globalThis.fetch` fits, and so does any wrapper (a proxy
@@ -32,6 +39,23 @@ export interface HttpSettings {
   retryStatuses?: readonly number[] | undefined;
   /** Values that must never appear in an error (the API key, credential headers). */
   secrets: readonly string[];
+  /**
+   * How much of an error response's body is read, in bytes; the rest is never downloaded.
+   * Default {@link DEFAULT_MAX_ERROR_BODY_BYTES} (64 KiB).
+   */
+  maxErrorBodyBytes?: number | undefined;
+  /**
+   * The largest single streamed event, in bytes; a larger one is a `"provider_limit"` error
+   * and reading stops there. Default {@link DEFAULT_MAX_EVENT_BYTES} (16 MiB).
+   */
+  maxEventBytes?: number | undefined;
+  /**
+   * The largest non-streamed 2xx response, in bytes; a larger one is a `"provider_limit"`
+   * error and reading stops there. Default {@link DEFAULT_MAX_RESPONSE_BYTES} (64 MiB).
+   */
+  maxResponseBytes?: number | undefined;
+  /** Same-origin redirects followed per request; default 5. Other origins are always refused. */
+  maxRedirects?: number | undefined;
   /** Jitter source, injectable for tests. */
   random?: (() => number) | undefined;
 }
@@ -90,17 +114,27 @@ export async function postForStream(
 export async function* streamEvents(
   response: Response,
   signal: AbortSignal | undefined,
-  settings: Pick<HttpSettings, "provider">,
+  settings: Pick<HttpSettings, "provider"> &
+    Partial<Pick<HttpSettings, "secrets" | "maxEventBytes">>,
 ): AsyncGenerator<SSEEvent> {
   if (response.body === null) return;
+  const { provider, secrets = [] } = settings;
+  const maxEventBytes = settings.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
   try {
-    yield* readSSE(response.body, { signal });
+    yield* readSSE(response.body, { signal, maxEventBytes });
   } catch (thrown) {
     if (signal?.aborted) throw abortReason(signal);
+    if (thrown instanceof SSEEventTooLargeError) {
+      throw new ProviderError(
+        "provider_limit",
+        `${provider}: a streamed event is larger than maxEventBytes (${maxEventBytes} bytes); the stream was stopped there. Raise maxEventBytes if such events are expected`,
+        { provider, status: response.status, secrets },
+      );
+    }
     throw new ProviderError(
       "provider_network",
-      `${settings.provider}: the connection was lost while streaming (${describe(thrown)})`,
-      { provider: settings.provider, status: response.status, cause: thrown },
+      `${provider}: the connection was lost while streaming (${describe(thrown)})`,
+      { provider, status: response.status, cause: thrown, secrets },
     );
   }
 }
@@ -141,26 +175,34 @@ async function send(request: PostRequest, settings: HttpSettings): Promise<Respo
       body: JSON.stringify(request.body),
     };
     if (request.signal !== undefined) init.signal = request.signal;
-    response = await raceAbort(doFetch(request.url, init), request.signal);
+    response = await raceAbort(
+      fetchSameOrigin(doFetch, request.url, init, settings),
+      request.signal,
+    );
   } catch (thrown) {
     if (request.signal?.aborted) throw abortReason(request.signal);
-    throw new ProviderError(
-      "provider_network",
-      redact(`${provider}: network error: ${describe(thrown)}`, settings.secrets),
-      { provider, retryable: true, cause: thrown },
-    );
+    if (thrown instanceof ProviderError) throw thrown;
+    throw new ProviderError("provider_network", `${provider}: network error: ${describe(thrown)}`, {
+      provider,
+      retryable: true,
+      cause: thrown,
+      secrets: settings.secrets,
+    });
   }
   if (response.ok) return response;
 
   const statuses = settings.retryStatuses ?? RETRY_STATUSES;
   let text = "";
   try {
-    text = await raceAbort(response.text(), request.signal);
+    const maxBytes = settings.maxErrorBodyBytes ?? DEFAULT_MAX_ERROR_BODY_BYTES;
+    const read = await readCapped(response, maxBytes, request.signal);
+    // A key cut in two by the cap leaves its start at the end: redacted too.
+    text = read.truncated ? redactCut(read.text, settings.secrets) : read.text;
   } catch {
     if (request.signal?.aborted) throw abortReason(request.signal);
   }
   // The key is redacted before anything is cut to a snippet, or a key straddling the cut
-  // would survive in part.
+  // would survive in part (ProviderError redacts every field again, after JSON unescaping).
   const details = errorDetails(text, settings.secrets);
   const providerMessage = details.message;
   const { retryAfterMs, shouldRetry } = retryHints(response.headers);
@@ -171,6 +213,7 @@ async function send(request: PostRequest, settings: HttpSettings): Promise<Respo
     status: response.status,
     retryable: shouldRetry ?? statuses.includes(response.status),
     responseHeaders: headers,
+    secrets: settings.secrets,
   };
   if (providerMessage !== undefined) init.providerMessage = providerMessage;
   if (details.type !== undefined) init.providerType = details.type;
@@ -180,7 +223,7 @@ async function send(request: PostRequest, settings: HttpSettings): Promise<Respo
   if (retryAfterMs !== undefined) init.retryAfterMs = retryAfterMs;
   throw new ProviderError(
     "provider_http",
-    redact(`${provider}: HTTP ${response.status}: ${summary}`, settings.secrets),
+    `${provider}: HTTP ${response.status}: ${summary}`,
     init,
   );
 }
@@ -202,29 +245,39 @@ async function readBody(
   signal: AbortSignal | undefined,
   settings: HttpSettings,
 ): Promise<string> {
+  const { provider, secrets } = settings;
+  const maxBytes = settings.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  let read: { text: string; truncated: boolean };
   try {
-    return await raceAbort(response.text(), signal);
+    read = await readCapped(response, maxBytes, signal);
   } catch (thrown) {
     if (signal?.aborted) throw abortReason(signal);
     throw new ProviderError(
       "provider_network",
-      `${settings.provider}: the connection was lost while reading the response (${describe(thrown)})`,
-      { provider: settings.provider, status: response.status, retryable: true, cause: thrown },
+      `${provider}: the connection was lost while reading the response (${describe(thrown)})`,
+      { provider, status: response.status, retryable: true, cause: thrown, secrets },
     );
   }
+  if (read.truncated) {
+    throw new ProviderError(
+      "provider_limit",
+      `${provider}: the response is larger than maxResponseBytes (${maxBytes} bytes); reading stopped there. Raise maxResponseBytes if such answers are expected`,
+      { provider, status: response.status, secrets },
+    );
+  }
+  return read.text;
 }
 
 function parseJson(text: string, response: Response, settings: HttpSettings): unknown {
   try {
     return JSON.parse(text);
-  } catch (thrown) {
+  } catch {
+    // The parser's own message quotes the body around the fault, cut where it likes (maybe
+    // inside a key), so it is neither quoted nor kept as the cause.
     throw new ProviderError(
       "provider_response",
-      redact(
-        `${settings.provider}: the response is not valid JSON (${describe(thrown)}): ${snippet(redact(text, settings.secrets))}`,
-        settings.secrets,
-      ),
-      { provider: settings.provider, status: response.status, cause: thrown },
+      `${settings.provider}: the response is not valid JSON: ${snippet(redact(text, settings.secrets))}`,
+      { provider: settings.provider, status: response.status, secrets: settings.secrets },
     );
   }
 }
@@ -275,14 +328,12 @@ export function parseEventData(
 ): unknown {
   try {
     return JSON.parse(event.data);
-  } catch (thrown) {
+  } catch {
+    // As in parseJson: the parser's message quotes the data cut anywhere, so it is not used.
     throw new ProviderError(
       "provider_response",
-      redact(
-        `${settings.provider}: a streamed event is not valid JSON (${describe(thrown)}): ${snippet(redact(event.data, settings.secrets))}`,
-        settings.secrets,
-      ),
-      { provider: settings.provider, cause: thrown },
+      `${settings.provider}: a streamed event is not valid JSON: ${snippet(redact(event.data, settings.secrets))}`,
+      { provider: settings.provider, secrets: settings.secrets },
     );
   }
 }

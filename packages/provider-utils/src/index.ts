@@ -1,6 +1,12 @@
 export { abortReason, raceAbort, sleep, throwIfAborted } from "./abort.js";
 export type { ProviderErrorCode, ProviderErrorInit } from "./errors.js";
-export { MissingApiKeyError, ProviderError } from "./errors.js";
+export {
+  BaseUrlCredentialsError,
+  MAX_ERROR_FIELD_CHARS,
+  MAX_ERROR_MESSAGE_CHARS,
+  MissingApiKeyError,
+  ProviderError,
+} from "./errors.js";
 export { mergeHeaders, userAgent } from "./headers.js";
 export type { FetchFunction, HttpSettings, PostRequest } from "./http.js";
 export {
@@ -12,7 +18,25 @@ export {
   streamEvents,
   withRetries,
 } from "./http.js";
-export { credentialValues, hasCredentialHeader, REDACTED, redact } from "./redact.js";
+export type { CappedText, SizeLimits } from "./limits.js";
+export {
+  DEFAULT_MAX_ERROR_BODY_BYTES,
+  DEFAULT_MAX_EVENT_BYTES,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  limitOptions,
+  readCapped,
+} from "./limits.js";
+export {
+  clip,
+  credentialValues,
+  hasCredentialHeader,
+  REDACTED,
+  redact,
+  redactCause,
+  redactCut,
+} from "./redact.js";
+export type { RedirectSettings } from "./redirect.js";
+export { DEFAULT_MAX_REDIRECTS, fetchSameOrigin } from "./redirect.js";
 export {
   backoffDelay,
   DEFAULT_MAX_RETRY_DELAY_MS,
@@ -26,7 +50,14 @@ export {
   retryOptions,
 } from "./retry.js";
 export type { SSEEvent } from "./sse.js";
-export { readSSE, SSEParser } from "./sse.js";
-export { checkBaseUrl, isLoopbackUrl, joinUrl, readEnv, urlPath } from "./url.js";
+export { readSSE, SSEEventTooLargeError, SSEParser } from "./sse.js";
+export {
+  checkBaseUrl,
+  isLoopbackUrl,
+  joinUrl,
+  readEnv,
+  urlPath,
+  withoutUserinfo,
+} from "./url.js";
 export type { UsageCounts } from "./usage.js";
 export { tokenCount, usageFromCounts } from "./usage.js";

@@ -25,6 +25,50 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+/**
+ * Like {@link redact}, for text that was cut off at its end (a body read up to a size cap): a
+ * secret straddling the cut left only its start, which `redact` cannot recognise, so a tail that
+ * is the start of a secret is redacted too.
+ */
+export function redactCut(text: string, secrets: readonly string[]): string {
+  const out = redact(text, secrets);
+  for (const secret of expandSecrets(secrets)) {
+    for (let n = Math.min(secret.length - 1, out.length); n > 0; n--) {
+      if (out.endsWith(secret.slice(0, n))) return `${out.slice(0, out.length - n)}${REDACTED}`;
+    }
+  }
+  return out;
+}
+
+/** `text` cut to `max` characters (an ellipsis marks the cut). Redact before you clip. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/**
+ * The cause to keep on an error: `cause` itself when no secret appears in its message, stack or
+ * its own causes, else a plain `Error` of the same name with the secrets redacted (an `Error`'s
+ * stack is fixed when it is made, so the original cannot be cleaned in place).
+ */
+export function redactCause(cause: unknown, secrets: readonly string[], depth = 0): unknown {
+  if (expandSecrets(secrets).length === 0) return cause;
+  if (!(cause instanceof Error)) {
+    return typeof cause === "string" ? redact(cause, secrets) : cause;
+  }
+  const inner = (cause as { cause?: unknown }).cause;
+  const cleanInner =
+    inner === undefined || depth > 4 ? inner : redactCause(inner, secrets, depth + 1);
+  const dirty = (text: string | undefined) => text !== undefined && redact(text, secrets) !== text;
+  if (!dirty(cause.message) && !dirty(cause.stack) && cleanInner === inner) return cause;
+  const copy = new Error(
+    redact(cause.message, secrets),
+    cleanInner === undefined ? undefined : { cause: cleanInner },
+  );
+  copy.name = cause.name;
+  copy.stack = redact(cause.stack ?? "", secrets);
+  return copy;
+}
+
 function expandSecrets(secrets: readonly string[]): string[] {
   const all = new Set<string>();
   for (const secret of secrets) {

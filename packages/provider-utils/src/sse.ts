@@ -52,25 +52,69 @@ export class SSEParser {
 }
 
 /**
+ * Thrown by {@link readSSE} when one event grows past `maxEventBytes`: the bytes read since the
+ * previous event ended (comments and dropped events included). Reading stopped there and the body
+ * was cancelled.
+ */
+export class SSEEventTooLargeError extends Error {
+  /** The cap that was passed, in bytes. */
+  readonly maxEventBytes: number;
+  constructor(maxEventBytes: number) {
+    super(`a streamed event is larger than ${maxEventBytes} bytes`);
+    this.name = "SSEEventTooLargeError";
+    this.maxEventBytes = maxEventBytes;
+  }
+}
+
+/** The end of the last blank line (an event's end) in `bytes`, or -1. */
+function lastEventEnd(bytes: Uint8Array): number {
+  for (let i = bytes.length - 1; i > 0; i--) {
+    const b = bytes[i];
+    if (b !== 10 && b !== 13) continue;
+    const a = bytes[i - 1];
+    // "\n\n", "\r\r", "\r\n\r\n" (its last two bytes are "\r\n" after "\n").
+    if (a === b || (a === 10 && b === 13) || (b === 10 && a === 13 && bytes[i - 2] === 10)) {
+      return i + 1;
+    }
+  }
+  return -1;
+}
+
+/**
  * Reads a byte stream (a `fetch` response body) as Server-Sent Events. Bytes are decoded as
  * UTF-8 across chunk boundaries, so a multi-byte character split between two network packets
  * arrives whole. Stopping the iteration early, or aborting `signal`, cancels the body; an abort
- * rejects with the signal's reason even if the body never answers again.
+ * rejects with the signal's reason even if the body never answers again. With `maxEventBytes`,
+ * an event that grows past it is an {@link SSEEventTooLargeError} and the body is cancelled, so
+ * a never-ending event is never held in memory whole.
  */
 export async function* readSSE(
   body: ReadableStream<Uint8Array>,
-  options: { signal?: AbortSignal | undefined } = {},
+  options: { signal?: AbortSignal | undefined; maxEventBytes?: number | undefined } = {},
 ): AsyncGenerator<SSEEvent> {
-  const { signal } = options;
+  const { signal, maxEventBytes } = options;
   const reader = body.getReader();
   const decoder = new TextDecoder("utf-8");
   const parser = new SSEParser();
   let finished = false;
+  // Bytes since the last event ended: what the parser may be holding.
+  let pending = 0;
   try {
     for (;;) {
       const { done, value } = await raceAbort(reader.read(), signal);
       if (done) break;
-      yield* parser.push(decoder.decode(value, { stream: true }));
+      const events = parser.push(decoder.decode(value, { stream: true }));
+      if (events.length === 0) pending += value.byteLength;
+      else {
+        // An event ended in this chunk; a blank line split across chunks is not found, so count
+        // the whole chunk then (an overcount of at most one chunk, never an undercount).
+        const end = lastEventEnd(value);
+        pending = end === -1 ? value.byteLength : value.byteLength - end;
+      }
+      if (maxEventBytes !== undefined && pending > maxEventBytes) {
+        throw new SSEEventTooLargeError(maxEventBytes);
+      }
+      yield* events;
     }
     finished = true;
     yield* parser.push(decoder.decode());

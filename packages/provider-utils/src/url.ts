@@ -11,14 +11,47 @@ export function joinUrl(base: string, path: string): string {
   return url.toString();
 }
 
+import { BaseUrlCredentialsError } from "./errors.js";
+
+/**
+ * `text` with anything that looks like `user:password@` before the host removed, so it can be
+ * shown in a message. Works on strings that are not valid URLs too.
+ */
+export function withoutUserinfo(text: string): string {
+  const stripped = text.replace(
+    /^([a-z][a-z0-9+.-]*:)?(\/\/)?[^/?#\s]*@/i,
+    (_all, scheme: string | undefined, slashes: string | undefined) =>
+      // "user:pass@host" has no scheme: its "user:" is not kept.
+      slashes !== undefined || /^https?:$/i.test(scheme ?? "")
+        ? `${scheme ?? ""}${slashes ?? ""}`
+        : "",
+  );
+  // The URL parser's own reading, for forms the pattern misses (e.g. "http:\\\\u:p@host").
+  try {
+    const url = new URL(stripped);
+    if (url.username !== "" || url.password !== "") {
+      url.username = "";
+      url.password = "";
+      return url.toString();
+    }
+  } catch {
+    // Not a URL: the pattern's answer stands.
+  }
+  return stripped;
+}
+
 /**
  * Checks a base URL at construction, so a mistake fails where it was made and says what to
  * write: it must be an absolute `http://` or `https://` URL. `localhost:8787/v1` (no scheme) is
  * refused with a suggestion such as `"http://localhost:8787/v1"`. `name` is how the caller
- * calls the value in the message, e.g. `"baseUrl"` or `"OPENAI_BASE_URL"`.
+ * calls the value in the message, e.g. `"baseUrl"` or `"OPENAI_BASE_URL"`. A URL with a user name
+ * or password (`http://user:pass@host`) is a {@link BaseUrlCredentialsError} whose message
+ * leaves them out.
  */
 export function checkBaseUrl(provider: string, name: string, value: unknown): string {
   const text = typeof value === "string" ? value.trim() : "";
+  const safe = withoutUserinfo(text);
+  if (safe !== text) throw new BaseUrlCredentialsError(provider, name, safe);
   let protocol: string | undefined;
   try {
     protocol = new URL(text).protocol;
@@ -26,11 +59,11 @@ export function checkBaseUrl(provider: string, name: string, value: unknown): st
     protocol = undefined;
   }
   if (protocol === "http:" || protocol === "https:") return text;
-  const bare = text.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/^\/+/, "");
+  const bare = safe.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/^\/+/, "");
   const guess = `${isLoopbackUrl(`http://${bare}`) ? "http" : "https"}://${bare}`;
   const hint = bare !== "" && URL.canParse(guess) ? `, e.g. "${guess}"` : "";
   throw new TypeError(
-    `${provider}: "${name}" must be an absolute URL starting with http:// or https://${hint}; got ${JSON.stringify(value)}`,
+    `${provider}: "${name}" must be an absolute URL starting with http:// or https://${hint}; got ${typeof value === "string" ? JSON.stringify(safe) : String(value)}`,
   );
 }
 
