@@ -1,5 +1,10 @@
 // A real HTTP server on 127.0.0.1 for the tests: it records every request and answers by path.
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface Recorded {
@@ -12,8 +17,20 @@ export interface Recorded {
   aborted: boolean;
 }
 
+/** What a streamed `/big` body had sent when its connection closed. */
+export interface BigClosed {
+  /** Bytes handed to the socket (some may still have been in buffers). */
+  written: number;
+  /** The size the route would have sent. */
+  total: number;
+  /** True when the whole body was sent. */
+  ended: boolean;
+}
+
 export interface TestServer {
   base: string;
+  /** Resolves when the connection of a `/big` or `/big-error` response closes. */
+  bigClosed(): Promise<BigClosed>;
   requests: Recorded[];
   /** Resolves when a request to `/slow` is closed by the client. */
   slowClosed(): Promise<Recorded>;
@@ -25,12 +42,17 @@ export interface TestServer {
 /**
  * Routes: `/status/<code>` answers that status with `nope <code>`; `/echo-auth` answers 401
  * with the Authorization header it got (a careless server); `/slow` never answers; `/json`
- * answers a JSON document; anything else answers 200 with a JSON echo of the request.
+ * answers a JSON document; `/redirect/<code>?to=<url>` redirects there; `/hops/<n>` redirects
+ * to `/hops/<n-1>` down to `/hops/0`; `/big/<bytes>` (200) and `/big-error/<bytes>` (500) stream
+ * that many bytes of `x` with backpressure; `/echo-headers` answers 200 with the request's
+ * headers as JSON, `/echo-authorization` 200 with the Authorization header as is; anything else
+ * answers 200 with a JSON echo of the request.
  */
 export async function startServer(): Promise<TestServer> {
   const requests: Recorded[] = [];
   const closedWaiters: ((record: Recorded) => void)[] = [];
   const arrivedWaiters: (() => void)[] = [];
+  const bigWaiters: ((closed: BigClosed) => void)[] = [];
   const server: Server = createServer((req, res) => {
     let body = "";
     req.setEncoding("utf8");
@@ -57,6 +79,22 @@ export async function startServer(): Promise<TestServer> {
         res.writeHead(401).end(`bad token: ${req.headers.authorization}`);
       } else if (path === "/json") {
         res.writeHead(200, { "content-type": "application/json" }).end('{ "a": [1, 2] }');
+      } else if (/^\/redirect\/\d{3}$/.test(path)) {
+        const to = new URL(req.url ?? "/", "http://x").searchParams.get("to") ?? "/";
+        res.writeHead(Number(path.slice("/redirect/".length)), { location: to }).end("moved");
+      } else if (/^\/hops\/\d+$/.test(path)) {
+        const left = Number(path.slice("/hops/".length));
+        if (left === 0) res.writeHead(200).end("arrived");
+        else res.writeHead(302, { location: `/hops/${left - 1}` }).end("moved");
+      } else if (/^\/big(-error)?\/\d+$/.test(path)) {
+        const total = Number(path.split("/")[2]);
+        streamBig(res, path.startsWith("/big-error") ? 500 : 200, total, (closed) => {
+          for (const resolve of bigWaiters.splice(0)) resolve(closed);
+        });
+      } else if (path === "/echo-headers") {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(req.headers));
+      } else if (path === "/echo-authorization") {
+        res.writeHead(200).end(`you sent: ${req.headers.authorization}`);
       } else if (path === "/slow") {
         res.on("close", () => {
           if (res.writableEnded) return;
@@ -76,6 +114,7 @@ export async function startServer(): Promise<TestServer> {
   return {
     base: `http://127.0.0.1:${port}`,
     requests,
+    bigClosed: () => new Promise((resolve) => bigWaiters.push(resolve)),
     slowClosed: () => new Promise((resolve) => closedWaiters.push(resolve)),
     slowArrived: () => new Promise((resolve) => arrivedWaiters.push(resolve)),
     close: () =>
@@ -84,4 +123,29 @@ export async function startServer(): Promise<TestServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** Streams `total` bytes of `x` in 64 KiB chunks, writing only as fast as the client reads. */
+function streamBig(
+  res: ServerResponse,
+  status: number,
+  total: number,
+  onClose: (closed: BigClosed) => void,
+): void {
+  const chunk = Buffer.alloc(64 * 1024, "x");
+  let written = 0;
+  res.on("close", () => onClose({ written, total, ended: res.writableFinished }));
+  res.writeHead(status, { "content-type": "text/plain", "content-length": String(total) });
+  const pump = () => {
+    while (written < total && !res.destroyed) {
+      const size = Math.min(chunk.length, total - written);
+      written += size;
+      if (!res.write(chunk.subarray(0, size))) {
+        res.once("drain", pump);
+        return;
+      }
+    }
+    if (written >= total) res.end();
+  };
+  pump();
 }
