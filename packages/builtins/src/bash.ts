@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
@@ -20,6 +21,7 @@ import {
   positiveOption,
 } from "./options.js";
 import { HeadTail } from "./output.js";
+import { CALL_MARKER_VAR, CallProcesses } from "./process-tree.js";
 
 /** bash's own default budget when the model gives no `timeout` (the contract's 60 s). */
 export const DEFAULT_BASH_TIMEOUT_MS = 60_000;
@@ -33,8 +35,11 @@ function defaultShell(): string {
 /**
  * `bash`: runs one command with `<shell> -c` in its own process group, in `workdir` (inside the
  * root; default the root). Output is stdout and stderr combined as they arrive, capped. When the
- * command times out or the call is cancelled, the whole group gets SIGTERM, then SIGKILL after
- * `killGraceMs`; processes the command left behind are stopped the same way when it exits.
+ * command times out or the call is cancelled, every process of the call (see
+ * {@link CallProcesses}: on Linux found by a marker variable and parent pids whatever group or
+ * session it moved to) gets SIGTERM, then SIGKILL after `killGraceMs`; processes the command
+ * left behind are stopped the same way when it exits. The call ends then, even if an escaped
+ * process still holds the output pipes.
  */
 export function bashTool(options: BuiltinToolOptions = {}): Tool {
   const root = new Root(options.root);
@@ -101,6 +106,9 @@ interface CommandRun {
   limit: CallLimit;
 }
 
+/** How long the result waits for output still in the pipes once every process is gone. */
+const DRAIN_MS = 1_000;
+
 function runCommand(run: CommandRun): Promise<ToolResult> {
   const { limit } = run;
   return new Promise<ToolResult>((resolve) => {
@@ -109,11 +117,12 @@ function runCommand(run: CommandRun): Promise<ToolResult> {
       resolve(error(`bash: command ${limit.describe()} before it started`));
       return;
     }
+    const callId = randomUUID();
     let child: ChildProcess;
     try {
       child = spawn(run.shell, ["-c", run.command], {
         cwd: run.cwd,
-        env: run.env,
+        env: { ...run.env, [CALL_MARKER_VAR]: callId },
         detached: POSIX,
         stdio: ["ignore", "pipe", "pipe"],
         windowsHide: true,
@@ -124,26 +133,36 @@ function runCommand(run: CommandRun): Promise<ToolResult> {
       return;
     }
     const output = new HeadTail(run.cap);
+    let openStreams = 0;
+    let drained: () => void = () => {};
     const collect = (stream: NodeJS.ReadableStream | null) => {
       if (stream === null) return;
+      openStreams++;
       const decoder = new StringDecoder("utf8");
       stream.on("data", (chunk: Buffer) => {
         const text = decoder.write(chunk);
         if (text) output.push(Buffer.from(text, "utf8"));
       });
-      stream.on("end", () => {
+      const flush = () => {
         const text = decoder.end();
         if (text) output.push(Buffer.from(text, "utf8"));
-      });
+        if (--openStreams === 0) drained();
+      };
+      stream.once("end", flush);
+      stream.once("error", () => {});
     };
     collect(child.stdout);
     collect(child.stderr);
 
-    const group = new ProcessGroup(child, run.graceMs);
+    const processes = child.pid === undefined ? undefined : new CallProcesses(child.pid, callId);
+    const stopAll = () => {
+      if (!POSIX) child.kill("SIGKILL");
+      return processes?.stop(run.graceMs) ?? Promise.resolve();
+    };
     let stoppedBy: string | undefined;
     const onStop = () => {
       stoppedBy = limit.describe();
-      group.stop();
+      void stopAll();
     };
     limit.signal.addEventListener("abort", onStop, { once: true });
     child.on("error", (thrown) => {
@@ -152,66 +171,50 @@ function runCommand(run: CommandRun): Promise<ToolResult> {
       limit.dispose();
       resolve(error(`bash: could not start ${run.shell}: ${thrown.message}`));
     });
-    // The shell is done: whatever it left running in its group is stopped too.
-    child.on("exit", () => group.stop());
-    child.on("close", (code, signal) => {
+    // The call ends when the shell has exited and every process it started is gone, not when
+    // the pipes close: a process that escaped the kill could hold them open for ever.
+    child.once("exit", async (code, signal) => {
+      // Whatever the shell left running is stopped too.
+      await stopAll();
+      if (openStreams > 0) {
+        await new Promise<void>((done) => {
+          const timer = setTimeout(done, DRAIN_MS);
+          drained = () => {
+            clearTimeout(timer);
+            done();
+          };
+        });
+      }
+      child.stdout?.destroy();
+      child.stderr?.destroy();
       limit.signal.removeEventListener("abort", onStop);
       limit.dispose();
-      const text = output.text(
-        (omitted, total) =>
-          `\n\n[output truncated: ${omitted} of ${total} bytes omitted here; the limit is ${run.cap} bytes]\n\n`,
-      );
-      const metadata: Record<string, unknown> = { exitCode: code };
-      if (output.truncated) Object.assign(metadata, { truncated: true, outputBytes: output.total });
-      if (stoppedBy !== undefined) {
-        const timedOut = limit.reason?.kind === "timeout";
-        Object.assign(metadata, { timedOut, cancelled: !timedOut });
-        resolve(error(`bash: command ${stoppedBy}\n${text}`, metadata));
-      } else if (code === 0) {
-        resolve(ok(text, metadata));
-      } else if (code !== null) {
-        resolve(error(`${text}\nbash: command exited with code ${code}`, metadata));
-      } else {
-        Object.assign(metadata, { signal });
-        resolve(error(`${text}\nbash: command was killed by ${signal}`, metadata));
-      }
+      resolve(finish(run, output, limit, stoppedBy, code, signal));
     });
   });
 }
 
-/**
- * The command's process group (its pid is the group id, as it was spawned detached). `stop`
- * sends SIGTERM to the whole group and SIGKILL after the grace period, so a process that ignores
- * SIGTERM, or one of many children, still dies.
- */
-class ProcessGroup {
-  readonly #child: ChildProcess;
-  readonly #graceMs: number;
-  #stopping = false;
-
-  constructor(child: ChildProcess, graceMs: number) {
-    this.#child = child;
-    this.#graceMs = graceMs;
+function finish(
+  run: CommandRun,
+  output: HeadTail,
+  limit: CallLimit,
+  stoppedBy: string | undefined,
+  code: number | null,
+  signal: NodeJS.Signals | null,
+): ToolResult {
+  const text = output.text(
+    (omitted, total) =>
+      `\n\n[output truncated: ${omitted} of ${total} bytes omitted here; the limit is ${run.cap} bytes]\n\n`,
+  );
+  const metadata: Record<string, unknown> = { exitCode: code };
+  if (output.truncated) Object.assign(metadata, { truncated: true, outputBytes: output.total });
+  if (stoppedBy !== undefined) {
+    const timedOut = limit.reason?.kind === "timeout";
+    Object.assign(metadata, { timedOut, cancelled: !timedOut });
+    return error(`bash: command ${stoppedBy}\n${text}`, metadata);
   }
-
-  stop(): void {
-    if (this.#stopping) return;
-    this.#stopping = true;
-    if (!this.#signal("SIGTERM")) return;
-    // Not unref'd: a process that ignores SIGTERM must still get its SIGKILL.
-    setTimeout(() => this.#signal("SIGKILL"), this.#graceMs);
-  }
-
-  /** False when nothing was left to signal. */
-  #signal(name: NodeJS.Signals): boolean {
-    const pid = this.#child.pid;
-    if (pid === undefined) return false;
-    try {
-      if (POSIX) process.kill(-pid, name);
-      else this.#child.kill(name);
-      return true;
-    } catch {
-      return false; // ESRCH: the group is already gone
-    }
-  }
+  if (code === 0) return ok(text, metadata);
+  if (code !== null) return error(`${text}\nbash: command exited with code ${code}`, metadata);
+  Object.assign(metadata, { signal });
+  return error(`${text}\nbash: command was killed by ${signal}`, metadata);
 }

@@ -1,6 +1,6 @@
 // Helpers for this package's tests (not part of the build: only src/index.ts is an entry).
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -126,4 +126,19 @@ export async function waitUntilDead(pids: number[], ms: number): Promise<number[
     if (living.length === 0 || Date.now() > deadline) return living;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Live (not zombie) processes whose environment holds `entry` ("NAME=value"); Linux only. */
+export function processesCarrying(entry: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const env = readFileSync(`/proc/${name}/environ`, "utf8").split("\0");
+      if (env.includes(entry) && alive(Number(name))) found.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
 }

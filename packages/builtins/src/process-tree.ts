@@ -1,0 +1,192 @@
+// Every process one bash call started, found again whatever process group or session it moved
+// to. On Linux each call's processes inherit a marker variable (`TOOLNEXUS_BASH_CALL=<id>`),
+// visible in /proc/<pid>/environ even after a process re-parents to init; a process that clears
+// its environment (`env -i`) is still caught through its parent while that parent is known (the
+// tree is snapshotted by parent pid every few hundred milliseconds while the command runs).
+// Elsewhere on POSIX only the command's process group is reachable.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+
+/** The environment variable every process of one bash call inherits. */
+export const CALL_MARKER_VAR = "TOOLNEXUS_BASH_CALL";
+
+const POSIX = process.platform !== "win32";
+const PROC = process.platform === "linux" && existsSync("/proc/self/stat");
+
+/** How often the tree is snapshotted while the command runs (catches `env -i` children). */
+const SNAPSHOT_MS = 200;
+/** How often a stop checks whether everything is gone. */
+const POLL_MS = 50;
+/** Freeze-and-kill rounds before a stop gives up on a process it cannot kill. */
+const MAX_KILL_ROUNDS = 50;
+
+interface ProcStat {
+  ppid: number;
+  /** Start time in clock ticks since boot: tells a pid apart from a later reuse of it. */
+  start: string;
+  zombie: boolean;
+}
+
+function readStat(pid: number): ProcStat | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ")".
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    return {
+      ppid: Number(fields[1]),
+      start: fields[19] ?? "",
+      zombie: fields[0] === "Z" || fields[0] === "X",
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function allPids(): number[] {
+  try {
+    return readdirSync("/proc")
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function carries(pid: number, entry: Buffer): boolean {
+  let env: Buffer;
+  try {
+    env = readFileSync(`/proc/${pid}/environ`);
+  } catch {
+    return false; // gone, or another user's process (which we could not signal anyway)
+  }
+  for (let at = env.indexOf(entry); at !== -1; at = env.indexOf(entry, at + 1)) {
+    if ((at === 0 || env[at - 1] === 0) && (env[at + entry.length] ?? 0) === 0) return true;
+  }
+  return false;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The processes of one bash call: the shell `rootPid` and everything descending from it. */
+export class CallProcesses {
+  readonly #rootPid: number;
+  readonly #entry: Buffer;
+  /** pid → start time of every process seen to belong to the call. */
+  readonly #known = new Map<number, string>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #stopping: Promise<void> | undefined;
+
+  /** `callId` is the value of {@link CALL_MARKER_VAR} in the command's environment. */
+  constructor(rootPid: number, callId: string) {
+    this.#rootPid = rootPid;
+    this.#entry = Buffer.from(`${CALL_MARKER_VAR}=${callId}`);
+    if (!PROC) return;
+    const start = readStat(rootPid)?.start;
+    if (start !== undefined) this.#known.set(rootPid, start);
+    this.#timer = setInterval(() => this.#members(false), SNAPSHOT_MS);
+    this.#timer.unref();
+  }
+
+  /** How the call's processes are found here, for the README and error messages. */
+  static get mechanism(): "proc" | "process-group" | "none" {
+    return PROC ? "proc" : POSIX ? "process-group" : "none";
+  }
+
+  /**
+   * Stops every process of the call: SIGTERM, then after `graceMs` whatever is left is frozen
+   * (SIGSTOP, so it cannot fork any more) and killed (SIGKILL), round after round until nothing
+   * is left. Resolves once they are all gone. Calling it again returns the same stop.
+   */
+  stop(graceMs: number): Promise<void> {
+    this.#stopping ??= this.#stop(graceMs);
+    return this.#stopping;
+  }
+
+  /** Stops the snapshots (the stop keeps what it already knows). */
+  dispose(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async #stop(graceMs: number): Promise<void> {
+    const living = this.#members(true);
+    const group = this.#signalGroup("SIGTERM");
+    if (living.length === 0 && !group) return this.dispose();
+    for (const pid of living) signal(pid, "SIGTERM");
+    const deadline = Date.now() + graceMs;
+    while (Date.now() < deadline) {
+      await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
+      if (this.#members(true).length === 0 && !this.#groupAlive()) return this.dispose();
+    }
+    this.dispose();
+    for (let round = 0; round < MAX_KILL_ROUNDS; round++) {
+      this.#signalGroup("SIGKILL");
+      // Freeze until no new member shows up, so a forking process cannot outrun the kill.
+      let frozen = new Set<number>();
+      for (;;) {
+        const found = this.#members(true).filter((pid) => !frozen.has(pid));
+        if (found.length === 0) break;
+        for (const pid of found) signal(pid, "SIGSTOP");
+        frozen = new Set([...frozen, ...found]);
+      }
+      for (const pid of frozen) signal(pid, "SIGKILL");
+      await sleep(round === 0 ? 5 : POLL_MS);
+      if (this.#members(true).length === 0 && !this.#groupAlive()) return;
+    }
+  }
+
+  /**
+   * The live (not zombie) processes of the call: known ones, their descendants by parent pid,
+   * and, with `marked`, every process carrying the call's marker.
+   */
+  #members(marked: boolean): number[] {
+    if (!PROC) return [];
+    const stats = new Map<number, ProcStat>();
+    for (const pid of allPids()) {
+      if (pid === process.pid) continue;
+      const stat = readStat(pid);
+      if (stat !== undefined) stats.set(pid, stat);
+    }
+    // Forget pids that now belong to an unrelated later process.
+    for (const [pid, start] of this.#known) {
+      if (stats.get(pid)?.start !== start) this.#known.delete(pid);
+    }
+    if (marked) {
+      for (const [pid, stat] of stats) {
+        if (!this.#known.has(pid) && carries(pid, this.#entry)) this.#known.set(pid, stat.start);
+      }
+    }
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const [pid, stat] of stats) {
+        if (!this.#known.has(pid) && this.#known.has(stat.ppid)) {
+          this.#known.set(pid, stat.start);
+          grew = true;
+        }
+      }
+    }
+    return [...this.#known.keys()].filter((pid) => stats.get(pid)?.zombie === false);
+  }
+
+  #signalGroup(name: NodeJS.Signals): boolean {
+    if (!POSIX) return false;
+    try {
+      process.kill(-this.#rootPid, name);
+      return true;
+    } catch {
+      return false; // ESRCH: the group is gone
+    }
+  }
+
+  #groupAlive(): boolean {
+    if (PROC) return false; // the group's members are among the call's members
+    return this.#signalGroup(0 as unknown as NodeJS.Signals);
+  }
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
+  }
+}
