@@ -61,6 +61,12 @@ export type ModelStreamPart =
 export interface Model {
   /** A label for logs and `RunResult.model`, e.g. `"openai:gpt-4o-mini"`. */
   readonly id: string;
+  /**
+   * The provider the adapter talks to, as OpenTelemetry's GenAI conventions name it in
+   * `gen_ai.provider.name` (e.g. `"openai"`, `"anthropic"`, `"gcp.gemini"`), whatever the `id`
+   * says. Optional: a model without it is labelled by the prefix of its `id`, if any.
+   */
+  readonly provider?: string;
   generate(request: ModelRequest, options?: ModelCallOptions): Promise<ModelResponse>;
   /** Optional streaming; when absent the loop falls back to `generate`. */
   stream?(request: ModelRequest, options?: ModelCallOptions): AsyncIterable<ModelStreamPart>;
