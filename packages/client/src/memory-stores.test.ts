@@ -159,3 +159,19 @@ describe("memoryConversationStore", () => {
     expect(store.load("other")).toBeUndefined();
   });
 });
+
+describe("memoryConversationStore ids", () => {
+  it("refuses a session id no store can keep exactly (NUL, unpaired surrogate), like every store", () => {
+    const conversations = memoryConversationStore();
+    for (const bad of ["s\u0000", "s\uD800", "\uDC00s"]) {
+      expect(() => conversations.save(bad, [])).toThrow(
+        expect.objectContaining({ name: "InvalidIdError", code: "invalid_id", field: "sessionId" }),
+      );
+      expect(() => conversations.load(bad)).toThrow(
+        expect.objectContaining({ code: "invalid_id" }),
+      );
+    }
+    conversations.save("s\uFFFD", [{ role: "user", content: "hi" }]);
+    expect(conversations.load("s\uFFFD")).toEqual([{ role: "user", content: "hi" }]);
+  });
+});

@@ -15,6 +15,7 @@ import type {
   SuspensionFilter,
   SuspensionSummary,
 } from "@toolnexus/core";
+import { guardStoreIds } from "@toolnexus/core";
 import { answerOp } from "./memory/answers.js";
 import { claimOp } from "./memory/claim.js";
 import { readOps } from "./memory/reads.js";
@@ -78,5 +79,6 @@ export function memoryRunStore(options: MemoryRunStoreOptions = {}): MemoryRunSt
     prune: retained.prune,
     subscribe,
   };
-  return store;
+  // Ids no store can keep exactly are refused here too, so an app behaves the same on every store.
+  return guardStoreIds(store, "sync");
 }

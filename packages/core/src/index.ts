@@ -53,9 +53,13 @@ export type {
 } from "./run-result.js";
 export {
   canonicalJson,
+  checkId,
   checkLease,
   checkLeaseMs,
   checkOwner,
+  checkStoreIds,
+  guardStoreIds,
+  InvalidIdError,
   pruneCutoff,
   readStoredAnswer,
   readStoredAnswerLoosely,

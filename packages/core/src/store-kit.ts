@@ -7,7 +7,7 @@ import {
   type Checkpoint,
   type JournalEntry,
 } from "./checkpoint.js";
-import { CheckpointError, shortId } from "./errors.js";
+import { CheckpointError, shortId, ToolnexusError } from "./errors.js";
 import type { FinishedResult } from "./run-result.js";
 import type { Lease, PruneOptions, RunErrorInfo } from "./stores.js";
 import type { Answer, Request } from "./wire.js";
@@ -191,4 +191,149 @@ export function readStoredAnswerLoosely(json: string | null): Answer | undefined
     // Fall through.
   }
   return undefined;
+}
+
+// Ids every store keeps exactly. PostgreSQL text cannot hold NUL, and an unpaired UTF-16
+// surrogate has no UTF-8 form (SQLite and PostgreSQL would store U+FFFD, so two ids could
+// collide or read back altered). Such ids are refused in every store, the in-memory one too, so
+// an application sees the same behaviour whichever store it runs on.
+
+/** Thrown by every store for an id it could not keep exactly. Nothing was changed. */
+export class InvalidIdError extends ToolnexusError {
+  /** Which id: `runId`, `requestId`, `sessionId`, `agent` or `owner` (with where it was found). */
+  readonly field: string;
+  constructor(field: string, problem: string) {
+    // The raw value is not echoed: it may be huge, or hold characters a log cannot show.
+    super(
+      "invalid_id",
+      `${field} cannot be stored: it ${problem}; ids must be text without NUL characters and without unpaired UTF-16 surrogates`,
+    );
+    this.field = field;
+  }
+}
+
+/** Why `id` cannot be kept exactly by every store, or undefined when it can. */
+function idProblem(id: string): string | undefined {
+  for (let i = 0; i < id.length; i++) {
+    const unit = id.charCodeAt(i);
+    if (unit === 0) return `contains a NUL character (U+0000) at index ${i}`;
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = id.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        i++;
+        continue;
+      }
+      return `contains an unpaired UTF-16 surrogate at index ${i}`;
+    }
+    if (unit >= 0xdc00 && unit <= 0xdfff) {
+      return `contains an unpaired UTF-16 surrogate at index ${i}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Throws an {@link InvalidIdError} naming `field` when `id` is a string no store can keep
+ * exactly (a NUL, an unpaired surrogate). Anything not a string is left to the caller's type
+ * checks.
+ */
+export function checkId(id: unknown, field: string): void {
+  if (typeof id !== "string") return;
+  const problem = idProblem(id);
+  if (problem !== undefined) throw new InvalidIdError(field, problem);
+}
+
+const field = (value: unknown, name: string): unknown =>
+  typeof value === "object" && value !== null
+    ? (value as Record<string, unknown>)[name]
+    : undefined;
+
+function checkCheckpointIds(checkpoint: unknown): void {
+  checkId(field(checkpoint, "runId"), "checkpoint.runId");
+  checkId(field(checkpoint, "sessionId"), "checkpoint.sessionId");
+  checkId(field(checkpoint, "agent"), "checkpoint.agent");
+  const pending = field(checkpoint, "pending");
+  if (!Array.isArray(pending)) return;
+  pending.forEach((call, i) => {
+    checkId(field(field(call, "request"), "id"), `checkpoint.pending[${i}].request.id`);
+  });
+}
+
+function checkLeaseIds(lease: unknown): void {
+  checkId(field(lease, "runId"), "lease.runId");
+  checkId(field(lease, "owner"), "lease.owner");
+}
+
+/** Where the ids are in the arguments of each store method. */
+const ID_CHECKS: Record<string, (args: readonly unknown[]) => void> = {
+  halt: ([checkpoint, lease]) => {
+    checkCheckpointIds(checkpoint);
+    if (lease !== undefined) checkLeaseIds(lease);
+  },
+  start: ([checkpoint, owner]) => {
+    checkCheckpointIds(checkpoint);
+    checkId(owner, "owner");
+  },
+  step: ([lease, checkpoint]) => {
+    checkLeaseIds(lease);
+    checkCheckpointIds(checkpoint);
+  },
+  journal: ([lease, entry]) => {
+    checkLeaseIds(lease);
+    checkId(field(entry, "answered"), "entry.answered");
+  },
+  renew: ([lease]) => checkLeaseIds(lease),
+  release: ([lease]) => checkLeaseIds(lease),
+  finish: ([lease]) => checkLeaseIds(lease),
+  claim: ([options]) => {
+    checkId(field(options, "owner"), "owner");
+    checkId(field(options, "runId"), "runId");
+    checkId(field(options, "agent"), "agent");
+  },
+  answer: ([answer]) => checkId(field(answer, "id"), "answer.id"),
+  getRun: ([runId]) => checkId(runId, "runId"),
+  getRequest: ([requestId]) => checkId(requestId, "requestId"),
+  list: ([filter]) => {
+    checkId(field(filter, "sessionId"), "sessionId");
+    checkId(field(filter, "runId"), "runId");
+  },
+  save: ([sessionId]) => checkId(sessionId, "sessionId"),
+  load: ([sessionId]) => checkId(sessionId, "sessionId"),
+  deleteConversation: ([sessionId]) => checkId(sessionId, "sessionId"),
+};
+
+/**
+ * Checks every id among the arguments of the store method `method` (a {@link RunStore} or
+ * conversation-store method name) before the store does anything: an {@link InvalidIdError}
+ * for one no store could keep exactly. Unknown methods are not checked.
+ */
+export function checkStoreIds(method: string, args: readonly unknown[]): void {
+  ID_CHECKS[method]?.(args);
+}
+
+/**
+ * Puts {@link checkStoreIds} in front of every run- and conversation-store method `store` has,
+ * in place (other properties, getters and the object's identity are kept), and returns it. With
+ * `calls: "async"` (a store whose methods return promises) a refused id is a rejected promise;
+ * with `"sync"` it is thrown.
+ */
+export function guardStoreIds<T extends object>(store: T, calls: "sync" | "async"): T {
+  const target = store as Record<string, unknown>;
+  for (const method of Object.keys(ID_CHECKS)) {
+    const original = target[method];
+    if (typeof original !== "function") continue;
+    target[method] = function (this: unknown, ...args: unknown[]) {
+      if (calls === "async") {
+        try {
+          checkStoreIds(method, args);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      } else {
+        checkStoreIds(method, args);
+      }
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    };
+  }
+  return store;
 }

@@ -4,6 +4,7 @@ import { emptyUsage, type Message, type ToolCall } from "../messages.js";
 import type { DoneResult } from "../run-result.js";
 import type { Awaitable, ClaimedRun, RequestInfo, RunErrorInfo, RunStore } from "../stores.js";
 import type { Answer, Request } from "../wire.js";
+import { idContract } from "./id-contract.js";
 
 /** One pending request of a {@link sampleCheckpoint}: its id, and what to set besides. */
 export interface SamplePending {
@@ -1187,6 +1188,10 @@ export function runStoreContract(name: string, open: () => Awaitable<OpenedStore
         await sleep(50);
         expect(calls).toBe(after);
       });
+    });
+
+    describe("ids kept exactly or refused", () => {
+      idContract(() => store);
     });
 
     describe("huge ids", () => {

@@ -1,0 +1,145 @@
+import { expect, it } from "vitest";
+import type { RunStore } from "../stores.js";
+import { sampleCheckpoint, sampleJournalEntry, sampleResult } from "./run-store-contract.js";
+
+// Ids every store must keep exactly, or refuse the same way: part of runStoreContract.
+
+/** Ids no store can keep exactly: PostgreSQL text has no NUL, UTF-8 has no lone surrogate. */
+const UNSTORABLE: readonly [string, string][] = [
+  ["a NUL", "run\u0000x"],
+  ["a lone high surrogate", "run\uD800x"],
+  ["a lone low surrogate", "run\uDC00"],
+  ["a surrogate pair in the wrong order", "\uDC00\uD800"],
+];
+
+/** Ids that differ from each other only in ways a careless store would lose; all must round-trip. */
+const EXACT: readonly string[] = [
+  "run\uFFFDx",
+  "e\u0301",
+  "\u00e9",
+  "tab\there\nline\r\u0001\u001f\u007f",
+  "emoji \u{1F600} pair",
+  " padded ",
+  "Case",
+  "case",
+];
+
+interface Failure {
+  name?: unknown;
+  code?: unknown;
+  field?: unknown;
+  message?: unknown;
+}
+
+async function failure(action: () => unknown): Promise<Failure> {
+  try {
+    await action();
+  } catch (error) {
+    return error as Failure;
+  }
+  return expect.unreachable("expected the call to throw");
+}
+
+const LONG_MS = 10 * 60_000;
+
+/** The id cases of the contract, over the store the suite opened for the current test. */
+export function idContract(current: () => RunStore): void {
+  it("refuses ids it cannot keep exactly, with an InvalidIdError naming the field, and stores nothing", async () => {
+    const store = current();
+    const conversations = store as Partial<Record<"save" | "load", (...a: unknown[]) => unknown>>;
+    for (const [what, bad] of UNSTORABLE) {
+      const refused = async (field: string, action: () => unknown) => {
+        const error = await failure(action);
+        expect(error, `${field} with ${what}`).toMatchObject({
+          name: "InvalidIdError",
+          code: "invalid_id",
+          field,
+        });
+        // The message says what to fix without echoing the raw id.
+        expect(String(error.message)).not.toContain(bad);
+      };
+      const lease = { runId: bad, owner: "w1", token: 1, expiresAt: Date.now() + LONG_MS };
+      await refused("checkpoint.runId", () =>
+        store.halt(sampleCheckpoint({ runId: bad, pending: ["r1"] })),
+      );
+      await refused("checkpoint.pending[0].request.id", () =>
+        store.halt(sampleCheckpoint({ runId: "ok_1", pending: [bad] })),
+      );
+      await refused("checkpoint.sessionId", () =>
+        store.halt(sampleCheckpoint({ runId: "ok_2", sessionId: bad, pending: ["r2"] })),
+      );
+      await refused("checkpoint.agent", () =>
+        store.halt(sampleCheckpoint({ runId: "ok_3", agent: bad, pending: ["r3"] })),
+      );
+      await refused("checkpoint.runId", () =>
+        store.start(sampleCheckpoint({ runId: bad }), "w1", LONG_MS),
+      );
+      await refused("owner", () => store.start(sampleCheckpoint({ runId: "ok_4" }), bad, LONG_MS));
+      await refused("runId", () => store.claim({ owner: "w1", leaseMs: LONG_MS, runId: bad }));
+      await refused("owner", () => store.claim({ owner: bad, leaseMs: LONG_MS }));
+      await refused("agent", () => store.claim({ owner: "w1", leaseMs: LONG_MS, agent: bad }));
+      await refused("answer.id", () => store.answer({ id: bad, ok: true }));
+      await refused("runId", () => store.getRun(bad));
+      await refused("requestId", () => store.getRequest(bad));
+      await refused("sessionId", () => store.list({ sessionId: bad }));
+      await refused("runId", () => store.list({ runId: bad }));
+      await refused("lease.runId", () => store.step(lease, sampleCheckpoint({ runId: bad })));
+      await refused("lease.runId", () => store.journal(lease, sampleJournalEntry("c1")));
+      await refused("lease.runId", () => store.renew(lease, LONG_MS));
+      await refused("lease.runId", () => store.release(lease));
+      await refused("lease.runId", () =>
+        store.finish(lease, { state: "done", result: sampleResult(bad) }),
+      );
+      await refused("lease.owner", () => store.renew({ ...lease, runId: "ok_5", owner: bad }, 1));
+      if (typeof conversations.save === "function" && typeof conversations.load === "function") {
+        await refused("sessionId", () => conversations.save!(bad, []));
+        await refused("sessionId", () => conversations.load!(bad));
+      }
+    }
+    // Nothing was stored by any refused call.
+    expect(await store.list()).toEqual([]);
+    for (const id of ["ok_1", "ok_2", "ok_3", "ok_4", "run\uFFFDx", "run"]) {
+      expect(await store.getRun(id)).toBeUndefined();
+    }
+  });
+
+  it("keeps every other id exactly: ids differing in one character never collide", async () => {
+    const store = current();
+    for (const [i, id] of EXACT.entries()) {
+      const checkpoint = sampleCheckpoint({
+        runId: id,
+        sessionId: `s ${id}`,
+        agent: `a ${id}`,
+        pending: [`q ${id}`],
+      });
+      expect(await store.halt(checkpoint), `halt #${i}`).toBe("waiting");
+    }
+    for (const id of EXACT) {
+      const info = await store.getRun(id);
+      expect(info?.runId).toBe(id);
+      expect(info?.sessionId).toBe(`s ${id}`);
+      expect(info?.agent).toBe(`a ${id}`);
+      expect(info?.requests.map((r) => r.request.id)).toEqual([`q ${id}`]);
+      expect((await store.getRequest(`q ${id}`))?.runId).toBe(id);
+      const listed = await store.list({ sessionId: `s ${id}` });
+      expect(listed.map((s) => [s.runId, s.sessionId, s.agent, s.request.id])).toEqual([
+        [id, `s ${id}`, `a ${id}`, `q ${id}`],
+      ]);
+      const receipt = await store.answer({ id: `q ${id}`, ok: true, data: { id } });
+      expect(receipt).toMatchObject({ runId: id, requestId: `q ${id}`, duplicate: false });
+    }
+    // The generic claim hands each run back under its exact id, with its own answer.
+    const seen = new Set<string>();
+    for (;;) {
+      const claimed = await store.claim({ owner: "w1", leaseMs: LONG_MS });
+      if (claimed === undefined) break;
+      const id = claimed.lease.runId;
+      expect(EXACT).toContain(id);
+      expect(claimed.checkpoint.runId).toBe(id);
+      expect(claimed.answers).toEqual([{ id: `q ${id}`, ok: true, data: { id } }]);
+      seen.add(id);
+      await store.finish(claimed.lease, { state: "done", result: sampleResult(id) });
+    }
+    expect([...seen].sort()).toEqual([...EXACT].sort());
+  });
+}
