@@ -17,6 +17,7 @@ import type {
   SuspensionFilter,
   SuspensionSummary,
 } from "@toolnexus/core";
+import { guardStoreIds } from "@toolnexus/core";
 import { answerOp } from "./answers.js";
 import { claimOp } from "./claim.js";
 import { conversationOps } from "./conversations.js";
@@ -128,29 +129,33 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
   const requests = requestOps(db);
   const conversations = conversationOps(db, path);
 
-  return {
-    path,
-    halt: runs.halt,
-    start: runs.start,
-    step: runs.step,
-    journal: runs.journal,
-    renew: runs.renew,
-    release: runs.release,
-    finish: runs.finish,
-    prune: runs.prune,
-    claim: claimOp(db),
-    answer: answerOp(db),
-    getRun: requests.getRun,
-    getRequest: requests.getRequest,
-    list: requests.list,
-    save: conversations.save,
-    load: conversations.load,
-    deleteConversation: conversations.deleteConversation,
-    async backup(destination) {
-      await db.backup(destination);
+  // Ids SQLite could not keep exactly (NUL, unpaired surrogates) are refused, as in every store.
+  return guardStoreIds<SqliteStore>(
+    {
+      path,
+      halt: runs.halt,
+      start: runs.start,
+      step: runs.step,
+      journal: runs.journal,
+      renew: runs.renew,
+      release: runs.release,
+      finish: runs.finish,
+      prune: runs.prune,
+      claim: claimOp(db),
+      answer: answerOp(db),
+      getRun: requests.getRun,
+      getRequest: requests.getRequest,
+      list: requests.list,
+      save: conversations.save,
+      load: conversations.load,
+      deleteConversation: conversations.deleteConversation,
+      async backup(destination) {
+        await db.backup(destination);
+      },
+      close() {
+        if (db.open) db.close();
+      },
     },
-    close() {
-      if (db.open) db.close();
-    },
-  };
+    "sync",
+  );
 }
