@@ -1,6 +1,7 @@
 // The MCP config file: which servers to start or reach, as the shared contract reads it.
 import { readFileSync } from "node:fs";
 import { sanitize } from "@toolnexus/core";
+import { MIN_LITERAL_ENV_SECRET_LENGTH, MIN_SECRET_LENGTH } from "./scrub.js";
 
 /** Which protocol generation to speak to a server. */
 export type McpProtocol = "auto" | "2025" | "2026-07-28";
@@ -15,7 +16,10 @@ export interface McpServerConfig {
   /** The program to start: a string (with `args`) or the whole command line as an array. */
   command?: string | readonly string[];
   args?: readonly string[];
-  /** Variables added to the environment of a local server (alias: `environment`). */
+  /**
+   * Variables of a local server's environment (alias: `environment`), besides the few it
+   * inherits (see `inheritEnv`); `${ENV_VAR}` in a value is taken from the environment.
+   */
   env?: Readonly<Record<string, string>>;
   environment?: Readonly<Record<string, string>>;
   /** Working directory of a local server. */
@@ -57,7 +61,10 @@ export type McpServerSpec =
       kind: "local";
       command: string;
       args: string[];
+      /** Its own variables, `${ENV}` expanded; never logged. */
       env: Record<string, string>;
+      /** The values to scrub from what it says: expanded `${ENV}` values and long literal env values. */
+      secrets: string[];
       cwd?: string;
       timeout: number;
       maxTimeout: number;
@@ -205,12 +212,14 @@ function parseServer(
       // The whole value is a secret too (a literal token in the file).
       secrets.push(...expanded.secrets, expanded.value);
     }
+    const url = expandEnv(entry.url, env);
+    secrets.push(...url.secrets);
     const spec: McpServerSpec = {
       name,
       kind: "remote",
-      url: expandEnv(entry.url, env).value,
+      url: url.value,
       headers,
-      secrets: secrets.filter((s) => s.length >= 4),
+      secrets: secrets.filter((s) => s.length >= MIN_SECRET_LENGTH),
       timeout,
       maxTimeout,
       protocol,
@@ -227,12 +236,26 @@ function parseServer(
   if (command === undefined || command === "") {
     return { name, kind: "invalid", reason: 'its "command" is empty' };
   }
+  const own: Record<string, string> = {};
+  const secrets: string[] = [];
+  for (const [key, value] of Object.entries({
+    ...strings(entry.environment),
+    ...strings(entry.env),
+  })) {
+    const expanded = expandEnv(value, env);
+    own[key] = expanded.value;
+    secrets.push(...expanded.secrets.filter((s) => s.length >= MIN_SECRET_LENGTH));
+    if (expanded.secrets.length === 0 && value.length >= MIN_LITERAL_ENV_SECRET_LENGTH) {
+      secrets.push(value);
+    }
+  }
   const spec: McpServerSpec = {
     name,
     kind: "local",
     command,
     args,
-    env: { ...strings(entry.environment), ...strings(entry.env) },
+    env: own,
+    secrets,
     timeout,
     maxTimeout,
     protocol,
@@ -259,13 +282,4 @@ export function allowedTools(
     return names.filter((name) => filter[name] === true);
   }
   return names.filter((name) => filter[name] !== false);
-}
-
-/** Replaces every secret in `text` with `***`. */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
-    if (secret !== "") out = out.split(secret).join("***");
-  }
-  return out;
 }

@@ -1,3 +1,4 @@
+export { INHERITED_ENV, type InheritEnv } from "./child-env.js";
 export {
   allowedTools,
   DEFAULT_TIMEOUT_MS,
@@ -8,6 +9,7 @@ export {
   mcpToolName,
   parseMcpConfig,
 } from "./config.js";
+export { McpConfigError } from "./errors.js";
 export {
   type LoadMcpOptions,
   loadMcp,

@@ -1,0 +1,102 @@
+// The public shapes of loadMcp: its options, a server's state, the toolset it returns.
+import type { Answer, Request, Tool, ToolCall } from "@toolnexus/core";
+
+/** A server's state: the contract's three. */
+export type McpServerStatus = "connected" | "failed" | "disabled";
+
+/** What a host's `waitFor` learns besides the Request (the client's `WaitForInfo` shape). */
+export interface McpWaitInfo {
+  call: ToolCall;
+  tool: string;
+  signal: AbortSignal;
+  sessionId: string | undefined;
+  agent: string | undefined;
+}
+
+/** Answers a server's question in-process (the same function as the client's `waitFor` fits). */
+export type McpWaitFor = (request: Request, info: McpWaitInfo) => Answer | Promise<Answer>;
+
+/** A server's `sampling/createMessage` request, answered by the host (by a model, never a human). */
+export type McpSampling = (
+  params: Record<string, unknown>,
+  info: { server: string; signal: AbortSignal },
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** A root the host exposes to servers (`roots/list`). */
+export interface McpRoot {
+  uri: string;
+  name?: string;
+}
+
+/** Options of {@link loadMcp}. */
+export interface LoadMcpOptions {
+  /** Aborts the load: servers still starting are stopped and `loadMcp` rejects. */
+  signal?: AbortSignal;
+  /**
+   * Answers push-style elicitations (servers of the 2025 protocol, which ask in the middle of a
+   * call) in-process, while the call waits. Without it, such a question halts the call and the
+   * call is replayed after the answer (see the README). 2026 servers' questions (`input_required`)
+   * always go to the client loop, which asks its own `waitFor` or halts the run durably.
+   */
+  waitFor?: McpWaitFor;
+  /** Limit on a human's wait for one push-style elicitation answered by `waitFor`, in ms. */
+  waitTimeoutMs?: number;
+  /** Answers servers' sampling requests (with a model of the host's choice). Not advertised without it. */
+  sampling?: McpSampling;
+  /** The roots servers may list. Not advertised without it. */
+  roots?: readonly McpRoot[] | (() => readonly McpRoot[] | Promise<readonly McpRoot[]>);
+  /** Set false to not advertise elicitation at all (servers then do not ask). Default true. */
+  elicitation?: boolean;
+  /**
+   * How many questions one call may ask one after another (rounds of `input_required`, or of a
+   * replayed push-style call): each tool's `maxSuspensions`. Default 8.
+   */
+  maxRounds?: number;
+  /**
+   * The environment `${ENV}` placeholders (in headers, URLs and local servers' `env`) are read
+   * from, and the host environment `inheritEnv` draws on. Default `process.env`.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * What a local server inherits of the host environment besides its own `env`. Default: only
+   * `HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM` and `USER` (on Windows the SDK's list of system
+   * variables), never the host's API keys. An array adds those names; `true` passes the whole
+   * environment (the old behaviour; every host secret reaches every server).
+   */
+  inheritEnv?: boolean | readonly string[];
+  /** The name and version this client gives servers. Default `toolnexus`. */
+  clientInfo?: { name: string; version: string };
+  /** Where a local server's stderr goes: `"pipe"` (default: kept for failure reasons) or `"inherit"`. */
+  stderr?: "pipe" | "inherit";
+}
+
+/** One server's state, with the reason when it failed. */
+export interface McpServerInfo {
+  name: string;
+  status: McpServerStatus;
+  /** Why it failed (header values from the environment never appear in it). */
+  reason?: string;
+  transport?: "stdio" | "streamable-http";
+  /** The protocol generation it speaks: `"2025"` or `"2026-07-28"`. */
+  protocol?: string;
+  /** Its tools' toolnexus names. */
+  tools: string[];
+}
+
+/**
+ * The loaded MCP servers: their tools, their states, and `close()`. It is an `McpSource` for
+ * `createToolkit({ mcp })` of `@toolnexus/toolkit`.
+ */
+export interface McpToolset {
+  /** Every connected server's tools, named `sanitize(server)_sanitize(tool)`, `source: "mcp"`. */
+  tools(): Tool[];
+  /** Each configured server's state by name: `connected`, `failed` or `disabled`. */
+  status(): Record<string, McpServerStatus>;
+  /** Each configured server's state with details (the failure reason, transport, protocol). */
+  servers(): McpServerInfo[];
+  /**
+   * Disconnects every server and stops each local server with everything it started (its
+   * process group and every descendant): stdin closed, then SIGTERM, then SIGKILL.
+   */
+  close(): Promise<void>;
+}
