@@ -144,6 +144,13 @@ describe("a placeholder value never changes the path's structure", () => {
     }
   });
 
+  it("a placeholder can name a query key", async () => {
+    const tool = httpTool({ name: "t", description: "d", url: `${server.base}/s?{field}=1` });
+    await tool.execute({ field: "a&b=2" });
+    const received = new URL(server.requests.at(-1)?.url ?? "", "http://x");
+    expect([...received.searchParams]).toEqual([["a&b=2", "1"]]);
+  });
+
   it("a placeholder in the host takes only letters, digits and inner hyphens", async () => {
     const port = new URL(server.base).port;
     const tool = httpTool({ name: "t", description: "d", url: `http://{host}:${port}/h` });

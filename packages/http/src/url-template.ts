@@ -182,8 +182,8 @@ function sameStructure(url: string, skeleton: string, texts: readonly string[]):
     parsed.protocol === shape.protocol &&
     parsed.host === put(shape.host) &&
     parsed.pathname === put(shape.pathname) &&
-    // Values are encoded, so they cannot add a key; the parser re-encodes `'` in a query, so the
-    // keys are compared rather than the text.
-    [...parsed.searchParams.keys()].join("&") === [...shape.searchParams.keys()].join("&")
+    // Values are encoded, so they cannot add a pair; the parser re-encodes `'` in a query, so
+    // the pairs are counted rather than the text compared.
+    [...parsed.searchParams].length === [...shape.searchParams].length
   );
 }
