@@ -1,5 +1,6 @@
 // Shared by the tests: real MCP peers started on this machine, and a scripted model.
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
@@ -22,6 +23,52 @@ export const MRTR_SERVER = join(
   "fixtures",
   "mrtr-server.mjs",
 );
+
+/** A stdio server of the process and secret tests (see the file for its settings). */
+export const TREE_SERVER = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "fixtures",
+  "tree-server.mjs",
+);
+
+/** A stdio server that exits on any request before `initialize` (so on `server/discover`). */
+export const DISCOVER_EXITS = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "fixtures",
+  "discover-exits.mjs",
+);
+
+/** The pids written one per line to `file` (none when it does not exist yet). */
+export function pidsIn(file: string): number[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map(Number);
+}
+
+/** Whether the process runs: it exists and is not a zombie (an ended process not yet reaped). */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Polls until `condition` holds; fails with `what` after `limitMs` (generous: a busy machine). */
+export async function until(
+  condition: () => boolean,
+  what: string,
+  limitMs = 30_000,
+): Promise<void> {
+  const end = Date.now() + limitMs;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
 
 /** A free port on 127.0.0.1. */
 export function freePort(): Promise<number> {
