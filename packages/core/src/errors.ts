@@ -12,16 +12,24 @@ export class ToolnexusError extends Error {
 }
 
 /**
- * Thrown by `parseRequest` / `parseAnswer` when wire data is malformed. `field` names the first
- * bad field (e.g. `"ok"`), and `issues` lists every problem found.
+ * Thrown by `parseRequest` / `parseAnswer` (and so by `client.answer`, `client.resume` and every
+ * store's `answer`) when wire data is malformed. `field` names the first bad field (e.g.
+ * `"ok"`), `path` the bad value inside it when it is nested (e.g. `"data.items[2]"`: a cycle, a
+ * BigInt, a Symbol, a function, a getter that throws, NaN, nesting deeper than 64 levels), and
+ * `issues` lists the problems found.
  */
 export class WireFormatError extends ToolnexusError {
   readonly field: string | undefined;
+  readonly path: string | undefined;
   readonly issues: readonly string[];
-  constructor(what: "Request" | "Answer", issues: readonly { field?: string; message: string }[]) {
+  constructor(
+    what: "Request" | "Answer",
+    issues: readonly { field?: string; message: string; path?: string }[],
+  ) {
     const list = issues.map((issue) => issue.message);
     super("wire_format", `invalid ${what}: ${list.join("; ")}`);
     this.field = issues[0]?.field;
+    this.path = issues[0]?.path ?? issues[0]?.field;
     this.issues = list;
   }
 }

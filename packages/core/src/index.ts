@@ -90,5 +90,14 @@ export type {
 } from "./stores.js";
 export type { JSONSchema, Tool, ToolSource, ToolSpec } from "./tool.js";
 export { sanitize } from "./tool.js";
-export type { Answer, AnswerReason, Request, RequestKind, WireSchema } from "./wire.js";
+export type {
+  Answer,
+  AnswerReason,
+  Request,
+  RequestKind,
+  RequestRoute,
+  WireSchema,
+} from "./wire.js";
 export { AnswerSchema, parseAnswer, parseRequest, RequestSchema } from "./wire.js";
+export type { WireDataIssue } from "./wire-data.js";
+export { copyWireData, MAX_WIRE_DEPTH, MAX_WIRE_VALUES } from "./wire-data.js";

@@ -1,5 +1,6 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { WireFormatError } from "./errors.js";
+import { copyWireData } from "./wire-data.js";
 
 /** The kinds of human input a tool can ask for; any other string is allowed too. */
 export type RequestKind = "authorization" | "approval" | "input" | "question" | (string & {});
@@ -10,7 +11,7 @@ export type AnswerReason = "declined" | "cancelled" | "expired";
 /**
  * A tool's question to a human: "log in here", "may I?", "which environment?". It is wire data
  * shared with every toolnexus port, so its JSON keys are exactly
- * `id, kind, prompt, url, data, expiresAt`, and absent optionals are left out.
+ * `id, kind, prompt, url, data, expiresAt, route`, and absent optionals are left out.
  */
 export interface Request {
   /** Correlation key; the Answer echoes it. Unique and unguessable when made by `pending()`. */
@@ -24,6 +25,19 @@ export interface Request {
   data?: Record<string, unknown>;
   /** ISO 8601 time after which the request resolves as `{ ok: false, reason: "expired" }`. */
   expiresAt?: string;
+  /**
+   * Set on a question a sub-agent's tool asked, as it reaches a parent (`agentTool`): which
+   * agent asks and through which agent tools. The asking tool's own `data` is left as it was.
+   */
+  route?: RequestRoute;
+}
+
+/** Where an escalated {@link Request} comes from: the agent that asks, and the way up. */
+export interface RequestRoute {
+  /** The agent whose tool asked. */
+  agent: string;
+  /** The agent tools the question came up through, the outermost first. */
+  path: string[];
 }
 
 /**
@@ -40,11 +54,15 @@ export interface Answer {
 
 const REASONS: readonly string[] = ["declined", "cancelled", "expired"];
 
-/** One problem with a field of wire data. */
+/** One problem with a field of wire data; `path` goes below the field (`data.items[2]`). */
 interface Issue {
   field: string;
   message: string;
+  path?: string;
 }
+
+const REQUEST_FIELDS = ["id", "kind", "prompt", "url", "data", "expiresAt", "route"] as const;
+const ANSWER_FIELDS = ["id", "ok", "data", "reason"] as const;
 
 // Wire data is small and fixed, so it is checked by hand: core needs no schema library.
 // Other ports serialise absent optionals as null; null and undefined both count as absent.
@@ -99,7 +117,27 @@ function checkRequest(record: Record<string, unknown>): Issue[] {
       ? '"expiresAt" must be an ISO 8601 date-time'
       : '"expiresAt" must be an ISO 8601 date-time string',
   );
+  if (record.route != null && routeOf(record.route) === undefined) {
+    issues.push({
+      field: "route",
+      message: '"route" must be { agent: string, path: string[] }',
+    });
+  }
   return issues;
+}
+
+/** A copy of a well-formed route (read once, plain strings only), else undefined. */
+export function routeOf(value: unknown): RequestRoute | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const { agent, path } = value as { agent?: unknown; path?: unknown };
+  if (typeof agent !== "string" || !Array.isArray(path)) return undefined;
+  const copied: string[] = [];
+  for (let i = 0; i < path.length; i++) {
+    const step: unknown = path[i];
+    if (typeof step !== "string") return undefined;
+    copied.push(step);
+  }
+  return { agent, path: copied };
 }
 
 function checkAnswer(record: Record<string, unknown>): Issue[] {
@@ -128,29 +166,77 @@ function describe(value: unknown): string {
   return typeof value;
 }
 
+/**
+ * Reads each known field once into a plain record (unknown keys are never read), and copies
+ * `data` as plain JSON: a getter cannot change a value after it was checked, and data that is
+ * not JSON (a cycle, a BigInt, a function, a throwing getter, too deep) is an issue.
+ */
+function snapshot(
+  value: object,
+  fields: readonly string[],
+): { record: Record<string, unknown> } | { issues: Issue[] } {
+  const record: Record<string, unknown> = {};
+  for (const field of fields) {
+    let item: unknown;
+    try {
+      item = (value as Record<string, unknown>)[field];
+    } catch (thrown) {
+      const why = thrown instanceof Error ? thrown.message : String(thrown);
+      return {
+        issues: [{ field, message: `"${field}" could not be read (${why.slice(0, 40)})` }],
+      };
+    }
+    if (field === "data" && isPlainObject(item)) {
+      const copied = copyWireData(item, "data");
+      if ("issue" in copied) {
+        const { path, message } = copied.issue;
+        return { issues: [{ field, path, message: `"${path}" ${message}` }] };
+      }
+      item = copied.value;
+    }
+    record[field] = item;
+  }
+  return { record };
+}
+
 /** Checks an already-parsed value; never throws. */
 function check<T>(
   value: unknown,
+  fields: readonly string[],
   checkFields: (record: Record<string, unknown>) => Issue[],
   build: (record: Record<string, unknown>) => T,
 ): { value: T } | { issues: Issue[] } {
-  if (!isPlainObject(value)) {
-    return { issues: [{ field: "", message: `expected an object, got ${describe(value)}` }] };
+  try {
+    if (!isPlainObject(value)) {
+      return { issues: [{ field: "", message: `expected an object, got ${describe(value)}` }] };
+    }
+    const read = snapshot(value, fields);
+    if ("issues" in read) return read;
+    const issues = checkFields(read.record);
+    return issues.length === 0 ? { value: build(read.record) } : { issues };
+  } catch {
+    // A proxy whose traps throw: refused like any other unreadable value.
+    return { issues: [{ field: "", message: "the value could not be read" }] };
   }
-  const issues = checkFields(value);
-  return issues.length === 0 ? { value: build(value) } : { issues };
 }
 
 function wireFormatError(what: "Request" | "Answer", issues: readonly Issue[]): WireFormatError {
   return new WireFormatError(
     what,
-    issues.map(({ field, message }) => (field === "" ? { message } : { field, message })),
+    issues.map(({ field, message, path }) =>
+      field === ""
+        ? { message }
+        : path === undefined
+          ? { field, message }
+          : { field, message, path },
+    ),
   );
 }
 
 function parseWith<T>(
   what: "Request" | "Answer",
   input: unknown,
+  fields: readonly string[],
   checkFields: (record: Record<string, unknown>) => Issue[],
   build: (record: Record<string, unknown>) => T,
 ): T {
@@ -164,7 +250,7 @@ function parseWith<T>(
       ]);
     }
   }
-  const checked = check(value, checkFields, build);
+  const checked = check(value, fields, checkFields, build);
   if ("issues" in checked) throw wireFormatError(what, checked.issues);
   return checked.value;
 }
@@ -179,6 +265,8 @@ function buildRequest(v: Record<string, unknown>): Request {
   if (v.url != null) request.url = v.url as string;
   if (v.data != null) request.data = v.data as Record<string, unknown>;
   if (v.expiresAt != null) request.expiresAt = v.expiresAt as string;
+  const route = v.route == null ? undefined : routeOf(v.route);
+  if (route !== undefined) request.route = route;
   return request;
 }
 
@@ -206,10 +294,11 @@ export interface WireSchema<T> extends StandardSchemaV1<T, T> {
 
 function wireSchema<T>(
   what: "Request" | "Answer",
+  fields: readonly string[],
   checkFields: (record: Record<string, unknown>) => Issue[],
   build: (record: Record<string, unknown>) => T,
 ): WireSchema<T> {
-  const fromValue = (value: unknown) => check(value, checkFields, build);
+  const fromValue = (value: unknown) => check(value, fields, checkFields, build);
   const failure = (issues: readonly Issue[]) => wireFormatError(what, issues);
   return {
     "~standard": {
@@ -240,17 +329,27 @@ function wireSchema<T>(
 }
 
 /** Validator of a {@link Request}. Unknown keys are dropped; `null` optionals count as absent. */
-export const RequestSchema: WireSchema<Request> = wireSchema("Request", checkRequest, buildRequest);
+export const RequestSchema: WireSchema<Request> = wireSchema(
+  "Request",
+  REQUEST_FIELDS,
+  checkRequest,
+  buildRequest,
+);
 
 /** Validator of an {@link Answer}. Unknown keys are dropped; `null` optionals count as absent. */
-export const AnswerSchema: WireSchema<Answer> = wireSchema("Answer", checkAnswer, buildAnswer);
+export const AnswerSchema: WireSchema<Answer> = wireSchema(
+  "Answer",
+  ANSWER_FIELDS,
+  checkAnswer,
+  buildAnswer,
+);
 
 /**
  * Validates a Request from the wire (a JSON string or an already-parsed value). Throws a
  * {@link WireFormatError} naming the bad field; unknown keys are dropped.
  */
 export function parseRequest(json: unknown): Request {
-  return parseWith("Request", json, checkRequest, buildRequest);
+  return parseWith("Request", json, REQUEST_FIELDS, checkRequest, buildRequest);
 }
 
 /**
@@ -260,5 +359,5 @@ export function parseRequest(json: unknown): Request {
  * keys are dropped.
  */
 export function parseAnswer(json: unknown): Answer {
-  return parseWith("Answer", json, checkAnswer, buildAnswer);
+  return parseWith("Answer", json, ANSWER_FIELDS, checkAnswer, buildAnswer);
 }
