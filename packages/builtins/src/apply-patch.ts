@@ -1,9 +1,16 @@
-import { unlink } from "node:fs/promises";
 import type { Tool, ToolContext, ToolResult } from "@toolnexus/core";
 import { error, ok } from "@toolnexus/core";
 import { isRefusal, Root } from "./confine.js";
 import { type Args, defineBuiltin, messageOf, requiredString } from "./define.js";
-import { looksBinary, MAX_WHOLE_FILE_BYTES, readWhole, statOf, writeConfined } from "./files.js";
+import {
+  deleteConfined,
+  looksBinary,
+  MAX_WHOLE_FILE_BYTES,
+  readWhole,
+  refusalOf,
+  statOf,
+  writeConfined,
+} from "./files.js";
 import { limited } from "./limit.js";
 import type { BuiltinToolOptions } from "./options.js";
 import { applyHunks, PatchError, parsePatch } from "./patch.js";
@@ -23,7 +30,7 @@ interface Slot {
  * the files already written are restored. A hunk that does not match changes nothing.
  */
 export function applyPatchTool(options: BuiltinToolOptions = {}): Tool {
-  const root = new Root(options.root);
+  const root = new Root(options.root, options);
   return defineBuiltin(
     {
       name: "apply_patch",
@@ -70,7 +77,11 @@ export function applyPatchTool(options: BuiltinToolOptions = {}): Tool {
                   `apply_patch: refused ${JSON.stringify(input)}: it is larger than ${MAX_WHOLE_FILE_BYTES} bytes`,
                 );
               }
-              original = await readWhole(resolved.real, limit.signal);
+              try {
+                original = await readWhole(root, resolved.real, limit.signal);
+              } catch (thrown) {
+                return refusalOf(root, "apply_patch", input, thrown);
+              }
               if (looksBinary(original)) {
                 return error(
                   `apply_patch: refused ${JSON.stringify(input)}: it looks like a binary file`,
@@ -125,7 +136,7 @@ export function applyPatchTool(options: BuiltinToolOptions = {}): Tool {
           }
           limit.check();
           // From here on the patch is applied whole or not at all: no more cancellation.
-          const failure = await commit(slots);
+          const failure = await commit(root, slots);
           if (failure !== undefined) return error(`apply_patch: ${failure}`);
           const n = ops.length;
           return ok(`Applied patch: ${n} file operation${n === 1 ? "" : "s"}`, counts);
@@ -136,7 +147,7 @@ export function applyPatchTool(options: BuiltinToolOptions = {}): Tool {
 }
 
 /** Writes the staged files, then deletes; on a failure restores what was done. */
-async function commit(slots: Map<string, Slot>): Promise<string | undefined> {
+async function commit(root: Root, slots: Map<string, Slot>): Promise<string | undefined> {
   const changes = [...slots.entries()].filter(
     ([, slot]) => slot.next !== (slot.original?.toString("utf8") ?? null),
   );
@@ -147,11 +158,11 @@ async function commit(slots: Map<string, Slot>): Promise<string | undefined> {
   const done: [string, Slot][] = [];
   for (const [real, slot] of ordered) {
     try {
-      if (slot.next === null) await unlink(real);
-      else await writeConfined(real, slot.next);
+      if (slot.next === null) await deleteConfined(root, real);
+      else await writeConfined(root, real, slot.next);
       done.push([real, slot]);
     } catch (thrown) {
-      const restored = await restore(done);
+      const restored = await restore(root, done);
       return `could not ${slot.next === null ? "delete" : "write"} ${slot.shown}: ${messageOf(thrown)}; ${
         restored ? "the files already changed were restored" : "some files could not be restored"
       }`;
@@ -160,12 +171,12 @@ async function commit(slots: Map<string, Slot>): Promise<string | undefined> {
   return undefined;
 }
 
-async function restore(done: [string, Slot][]): Promise<boolean> {
+async function restore(root: Root, done: [string, Slot][]): Promise<boolean> {
   let all = true;
   for (const [real, slot] of done.reverse()) {
     try {
-      if (slot.original === null) await unlink(real);
-      else await writeConfined(real, slot.original);
+      if (slot.original === null) await deleteConfined(root, real);
+      else await writeConfined(root, real, slot.original);
     } catch {
       all = false;
     }

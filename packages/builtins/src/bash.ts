@@ -42,7 +42,7 @@ function defaultShell(): string {
  * process still holds the output pipes.
  */
 export function bashTool(options: BuiltinToolOptions = {}): Tool {
-  const root = new Root(options.root);
+  const root = new Root(options.root, options);
   const cap = maxOutputBytes(options);
   const graceMs = positiveOption(options.killGraceMs, "killGraceMs") ?? DEFAULT_KILL_GRACE_MS;
   const shell = options.shell ?? defaultShell();

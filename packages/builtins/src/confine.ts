@@ -22,9 +22,12 @@ export type Refusal = { refused: ToolResult };
 export class Root {
   /** The root as configured, absolute. */
   readonly path: string;
+  /** Whether files with more than one hard link may be opened (see beneath.ts). */
+  readonly allowHardLinks: boolean;
 
-  constructor(root: string | undefined) {
+  constructor(root: string | undefined, options: { allowHardLinks?: boolean } = {}) {
     this.path = path.resolve(root ?? process.cwd());
+    this.allowHardLinks = options.allowHardLinks === true;
   }
 
   /** The root with its own links resolved; an error when it does not exist. */
@@ -67,6 +70,11 @@ export class Root {
       );
     }
     return { input, real };
+  }
+
+  /** The refusal result of `tool` for `input`, saying why. */
+  refusal(tool: string, input: string, why: string): ToolResult {
+    return this.#refuse(tool, input, why).refused;
   }
 
   #refuse(tool: string, input: string, why: string): Refusal {

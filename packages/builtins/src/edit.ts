@@ -8,7 +8,14 @@ import {
   presentString,
   requiredString,
 } from "./define.js";
-import { looksBinary, MAX_WHOLE_FILE_BYTES, readWhole, statOf, writeConfined } from "./files.js";
+import {
+  looksBinary,
+  MAX_WHOLE_FILE_BYTES,
+  readWhole,
+  refusalOf,
+  statOf,
+  writeConfined,
+} from "./files.js";
 import { limited } from "./limit.js";
 import type { BuiltinToolOptions } from "./options.js";
 
@@ -26,7 +33,7 @@ export function occurrences(text: string, needle: string): number[] {
  * once unless `replaceAll` is true. Replacement text is taken literally (`$&` stays `$&`).
  */
 export function editTool(options: BuiltinToolOptions = {}): Tool {
-  const root = new Root(options.root);
+  const root = new Root(options.root, options);
   return defineBuiltin(
     {
       name: "edit",
@@ -61,7 +68,12 @@ export function editTool(options: BuiltinToolOptions = {}): Tool {
               `edit: refused ${JSON.stringify(input)}: it is larger than ${MAX_WHOLE_FILE_BYTES} bytes`,
             );
           }
-          const raw = await readWhole(resolved.real, limit.signal);
+          let raw: Buffer;
+          try {
+            raw = await readWhole(root, resolved.real, limit.signal);
+          } catch (thrown) {
+            return refusalOf(root, "edit", input, thrown);
+          }
           if (looksBinary(raw)) {
             return error(`edit: refused ${JSON.stringify(input)}: it looks like a binary file`);
           }
@@ -79,7 +91,11 @@ export function editTool(options: BuiltinToolOptions = {}): Tool {
               newString +
               content.slice((found[0] ?? 0) + oldString.length);
           limit.check();
-          await writeConfined(resolved.real, next, limit.signal);
+          try {
+            await writeConfined(root, resolved.real, next, limit.signal);
+          } catch (thrown) {
+            return refusalOf(root, "edit", input, thrown);
+          }
           const n = replaceAll ? found.length : 1;
           return ok(`Edited ${input} (${n} replacement${n === 1 ? "" : "s"})`, {
             replacements: n,

@@ -1,7 +1,9 @@
 // Shared file helpers: open a path the way the file tools need it, with clear messages.
 import { constants } from "node:fs";
-import { type FileHandle, mkdir, open, stat } from "node:fs/promises";
-import path from "node:path";
+import { type FileHandle, stat } from "node:fs/promises";
+import type { ToolResult } from "@toolnexus/core";
+import { ConfinementError, openBeneath, unlinkBeneath } from "./beneath.js";
+import type { Root } from "./confine.js";
 
 /** Files larger than this are not loaded whole (edit, apply_patch, grep skip or refuse them). */
 export const MAX_WHOLE_FILE_BYTES = 10 * 1024 * 1024;
@@ -23,33 +25,69 @@ export function looksBinary(buf: Buffer): boolean {
 }
 
 /**
+ * Opens `real` (an already confined path with its links resolved) for reading as a regular file,
+ * checking that what was opened is inside the root (see beneath.ts). O_NONBLOCK: a FIFO swapped
+ * in cannot hang the open.
+ */
+export async function openForRead(root: Root, real: string): Promise<FileHandle> {
+  const handle = await openBeneath(
+    await root.real(),
+    real,
+    constants.O_RDONLY | (constants.O_NONBLOCK ?? 0),
+    { allowHardLinks: root.allowHardLinks },
+  );
+  return regularOnly(handle);
+}
+
+/**
  * Writes `content` to `real` (an already confined path with its links resolved), creating the
- * parent folders. O_NOFOLLOW refuses a symbolic link swapped in at the last moment.
+ * parent folders inside the root. The file is truncated only once the open is verified.
  */
 export async function writeConfined(
+  root: Root,
   real: string,
   content: string | Buffer,
   signal?: AbortSignal,
 ): Promise<void> {
-  await mkdir(path.dirname(real), { recursive: true });
-  const flags =
-    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
-  let handle: FileHandle | undefined;
+  const handle = await regularOnly(
+    await openBeneath(
+      await root.real(),
+      real,
+      constants.O_WRONLY | constants.O_CREAT | (constants.O_NONBLOCK ?? 0),
+      { createParents: true, allowHardLinks: root.allowHardLinks },
+    ),
+  );
   try {
-    handle = await open(real, flags, 0o666);
+    await handle.truncate(0);
     await handle.writeFile(content, { signal });
   } finally {
-    await handle?.close();
+    await handle.close();
   }
 }
 
 /** Reads a whole text file (already checked to be a regular file of a sane size). */
-export async function readWhole(real: string, signal?: AbortSignal): Promise<Buffer> {
-  const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
-  const handle = await open(real, flags);
+export async function readWhole(root: Root, real: string, signal?: AbortSignal): Promise<Buffer> {
+  const handle = await openForRead(root, real);
   try {
     return await handle.readFile({ signal });
   } finally {
     await handle.close();
   }
+}
+
+/** Deletes a confined file without following a link swapped into its path. */
+export async function deleteConfined(root: Root, real: string): Promise<void> {
+  await unlinkBeneath(await root.real(), real);
+}
+
+/** A {@link ConfinementError} as `tool`'s refusal of `input`; anything else is thrown on. */
+export function refusalOf(root: Root, tool: string, input: string, thrown: unknown): ToolResult {
+  if (thrown instanceof ConfinementError) return root.refusal(tool, input, thrown.message);
+  throw thrown;
+}
+
+async function regularOnly(handle: FileHandle): Promise<FileHandle> {
+  if ((await handle.stat()).isFile()) return handle;
+  await handle.close();
+  throw new ConfinementError("it is not a regular file");
 }

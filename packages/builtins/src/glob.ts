@@ -15,7 +15,7 @@ import { filesOf, searchLimit, searchStart } from "./search.js";
  * most `limit` (100).
  */
 export function globTool(options: BuiltinToolOptions = {}): Tool {
-  const root = new Root(options.root);
+  const root = new Root(options.root, options);
   const cap = maxOutputBytes(options);
   return defineBuiltin(
     {

@@ -20,7 +20,7 @@ export const MAX_MATCH_LINE_CHARS = 2_000;
  * over 10 MiB are skipped.
  */
 export function grepTool(options: BuiltinToolOptions = {}): Tool {
-  const root = new Root(options.root);
+  const root = new Root(options.root, options);
   const cap = maxOutputBytes(options);
   return defineBuiltin(
     {
@@ -62,7 +62,7 @@ export function grepTool(options: BuiltinToolOptions = {}): Tool {
               skipped++;
               continue;
             }
-            const raw = await readWhole(file.full, limit.signal).catch(() => undefined);
+            const raw = await readWhole(root, file.full, limit.signal).catch(() => undefined);
             if (raw === undefined || looksBinary(raw)) continue;
             const lines = raw.toString("utf8").split("\n");
             const shown = shownPath(start, file);

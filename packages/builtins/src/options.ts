@@ -48,6 +48,12 @@ export interface BuiltinToolOptions {
    * value can be a rule `(args, ctx) => boolean`.
    */
   needsApproval?: boolean | Partial<Record<BuiltinName, boolean | ApprovalRule>>;
+  /**
+   * File tools: open regular files that have more than one hard link (default `false`: refused,
+   * since a hard link inside the root can be a file from outside it). pnpm's `node_modules` is
+   * made of hard links, so set it when the model must read those.
+   */
+  allowHardLinks?: boolean;
   /** Largest output a tool returns, in UTF-8 bytes; longer output is cut with a marker. */
   maxOutputBytes?: number;
   /** bash: milliseconds between SIGTERM and SIGKILL when a command is stopped (2000). */

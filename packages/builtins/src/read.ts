@@ -1,11 +1,10 @@
-import { constants } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import type { Tool, ToolContext, ToolResult } from "@toolnexus/core";
 import { error, ok } from "@toolnexus/core";
 import { isRefusal, Root } from "./confine.js";
 import { type Args, defineBuiltin, optionalNumber, requiredString } from "./define.js";
-import { looksBinary, statOf } from "./files.js";
+import { looksBinary, openForRead, refusalOf, statOf } from "./files.js";
 import { limited } from "./limit.js";
 import { type BuiltinToolOptions, maxOutputBytes } from "./options.js";
 import { truncationMarker, utf8Head } from "./output.js";
@@ -16,7 +15,7 @@ import { truncationMarker, utf8Head } from "./output.js";
  * the cap ends at a whole line with a marker telling the model where to go on.
  */
 export function readTool(options: BuiltinToolOptions = {}): Tool {
-  const root = new Root(options.root);
+  const root = new Root(options.root, options);
   const cap = maxOutputBytes(options);
   return defineBuiltin(
     {
@@ -50,10 +49,12 @@ export function readTool(options: BuiltinToolOptions = {}): Tool {
           const first = offset === undefined ? 0 : Math.max(1, Math.trunc(offset)) - 1;
           const lines =
             count === undefined ? Number.POSITIVE_INFINITY : Math.max(0, Math.trunc(count));
-          const handle = await open(
-            resolved.real,
-            constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0),
-          );
+          let handle: FileHandle;
+          try {
+            handle = await openForRead(root, resolved.real);
+          } catch (thrown) {
+            return refusalOf(root, "read", input, thrown);
+          }
           let window: Window;
           try {
             if (await startsBinary(handle)) {

@@ -2,13 +2,13 @@ import type { Tool, ToolContext, ToolResult } from "@toolnexus/core";
 import { error, ok } from "@toolnexus/core";
 import { isRefusal, Root } from "./confine.js";
 import { type Args, defineBuiltin, presentString, requiredString } from "./define.js";
-import { statOf, writeConfined } from "./files.js";
+import { refusalOf, statOf, writeConfined } from "./files.js";
 import { limited } from "./limit.js";
 import type { BuiltinToolOptions } from "./options.js";
 
 /** `write`: creates or overwrites a file inside the root, creating its parent folders. */
 export function writeTool(options: BuiltinToolOptions = {}): Tool {
-  const root = new Root(options.root);
+  const root = new Root(options.root, options);
   return defineBuiltin(
     {
       name: "write",
@@ -33,7 +33,11 @@ export function writeTool(options: BuiltinToolOptions = {}): Tool {
             return error(`write: refused ${JSON.stringify(input)}: it is not a regular file`);
           }
           limit.check();
-          await writeConfined(resolved.real, content, limit.signal);
+          try {
+            await writeConfined(root, resolved.real, content, limit.signal);
+          } catch (thrown) {
+            return refusalOf(root, "write", input, thrown);
+          }
           const bytes = Buffer.byteLength(content, "utf8");
           return ok(`Wrote ${bytes} bytes to ${input}`, { bytes });
         }),
