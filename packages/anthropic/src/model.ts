@@ -13,6 +13,7 @@ import {
   hasCredentialHeader,
   isLoopbackUrl,
   joinUrl,
+  limitOptions,
   MissingApiKeyError,
   mergeHeaders,
   parseEventData,
@@ -20,6 +21,7 @@ import {
   postJson,
   RETRY_STATUSES,
   readEnv,
+  refuseUrlCredentials,
   retryOptions,
   streamEvents,
   urlPath,
@@ -78,6 +80,21 @@ export interface AnthropicOptions {
    */
   maxRetryDelayMs?: number;
   /**
+   * How much of an error response's body is read, in bytes (the rest is never downloaded; the
+   * error's message is cut further, to 2000 characters). Default 65536 (64 KiB).
+   */
+  maxErrorBodyBytes?: number;
+  /**
+   * The largest single streamed event, in bytes: a larger one stops the stream with a
+   * `ProviderError` of code `"provider_limit"`, without reading it whole. Default 16 MiB.
+   */
+  maxEventBytes?: number;
+  /**
+   * The largest non-streamed answer, in bytes: a larger one is a `ProviderError` of code
+   * `"provider_limit"`, without reading it whole. Default 64 MiB.
+   */
+  maxResponseBytes?: number;
+  /**
    * Extra body keys merged into every request (e.g. `tool_choice`, `stop_sequences`, `metadata`,
    * `thinking`). They win over the adapter's own keys, `system` and `max_tokens` included,
    * except `messages`, `tools` and `stream`.
@@ -88,6 +105,8 @@ export interface AnthropicOptions {
 }
 
 const PROVIDER = "anthropic";
+/** `gen_ai.provider.name` in OpenTelemetry's GenAI conventions. */
+const GENAI_PROVIDER = "anthropic";
 
 /** Anthropic also answers 529 when it is overloaded. */
 const STATUSES = [...RETRY_STATUSES, 529];
@@ -110,11 +129,17 @@ export function anthropic(options: AnthropicOptions): Model {
   }
   const givenBaseUrl =
     options.baseUrl === undefined ? undefined : checkBaseUrl(PROVIDER, "baseUrl", options.baseUrl);
+  // A base URL from the environment is read at each call, but credentials in it fail now.
+  if (givenBaseUrl === undefined) {
+    const env = readEnv("ANTHROPIC_BASE_URL");
+    if (env !== undefined) refuseUrlCredentials(PROVIDER, "ANTHROPIC_BASE_URL", env);
+  }
   const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
     throw new TypeError(`anthropic: maxTokens must be a whole number >= 1, got ${maxTokens}`);
   }
   const { retries, retryBaseMs, maxRetryDelayMs } = retryOptions(PROVIDER, options);
+  const limits = limitOptions(PROVIDER, options);
   const model = options.model;
   const requestParams = { ...options.requestParams };
   const extraHeaders = mergeHeaders(options.headers);
@@ -141,6 +166,7 @@ export function anthropic(options: AnthropicOptions): Model {
       retries,
       retryBaseMs,
       maxRetryDelayMs,
+      ...limits,
       retryStatuses: STATUSES,
       secrets,
     };
@@ -149,6 +175,7 @@ export function anthropic(options: AnthropicOptions): Model {
 
   return {
     id: options.id ?? `${PROVIDER}:${model}`,
+    provider: GENAI_PROVIDER,
 
     async generate(request: ModelRequest, call?: ModelCallOptions): Promise<ModelResponse> {
       const { http, ...post } = prepare(call?.signal);

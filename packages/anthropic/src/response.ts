@@ -172,10 +172,12 @@ export function errorEvent(
 ): ProviderError {
   const error = asRecord(body.error);
   const raw = typeof error?.message === "string" ? error.message : JSON.stringify(body.error);
-  const providerMessage = redact(raw, context.secrets);
+  // Not redacted here: ProviderError redacts every field, after this and before any cut.
+  const providerMessage = raw;
   const init: ConstructorParameters<typeof ProviderError>[2] = {
     provider: context.provider,
     providerMessage,
+    secrets: context.secrets,
   };
   if (typeof error?.type === "string") {
     init.providerType = error.type;

@@ -1,4 +1,10 @@
-import { asRecord, type FetchFunction } from "@toolnexus/provider-utils";
+import {
+  asRecord,
+  DEFAULT_MAX_ERROR_BODY_BYTES,
+  type FetchFunction,
+  readCapped,
+  redactCut,
+} from "@toolnexus/provider-utils";
 import { errorReason } from "./response.js";
 
 /**
@@ -10,13 +16,21 @@ import { errorReason } from "./response.js";
  * `providerCode` the `ErrorInfo` reason (`"API_KEY_INVALID"`) or the status. The delay of a
  * `google.rpc.RetryInfo` detail (`"retryDelay": "34.4s"`) becomes a `retry-after-ms` header when
  * the response has no retry header of its own, so the retry waits what the server asked (capped
- * by `maxRetryDelayMs`). Any other response passes through untouched.
+ * by `maxRetryDelayMs`). Only the first `maxErrorBodyBytes` of an error body are read (a body
+ * cut there is handed on with any start of a `secrets` value at its end redacted). Any other response, a redirect included, passes through
+ * untouched.
  */
-export function googleErrors(fetchFunction: FetchFunction | undefined): FetchFunction {
+export function googleErrors(
+  fetchFunction: FetchFunction | undefined,
+  maxErrorBodyBytes = DEFAULT_MAX_ERROR_BODY_BYTES,
+  secrets: readonly string[] = [],
+): FetchFunction {
   return async (input, init) => {
     const response = await (fetchFunction ?? globalThis.fetch)(input, init);
-    if (response.ok) return response;
-    const text = await response.text();
+    if (response.status < 400) return response;
+    const read = await readCapped(response, maxErrorBodyBytes, init.signal ?? undefined);
+    // A key cut in two by the cap would leave its start at the end, unrecognisable later.
+    const text = read.truncated ? redactCut(read.text, secrets) : read.text;
     const normalized = normalize(text);
     const headers = new Headers(response.headers);
     if (

@@ -13,12 +13,14 @@ import {
   hasCredentialHeader,
   isLoopbackUrl,
   joinUrl,
+  limitOptions,
   MissingApiKeyError,
   mergeHeaders,
   parseEventData,
   postForStream,
   postJson,
   readEnv,
+  refuseUrlCredentials,
   retryOptions,
   streamEvents,
   userAgent,
@@ -67,6 +69,21 @@ export interface GoogleOptions {
    */
   maxRetryDelayMs?: number;
   /**
+   * How much of an error response's body is read, in bytes (the rest is never downloaded; the
+   * error's message is cut further, to 2000 characters). Default 65536 (64 KiB).
+   */
+  maxErrorBodyBytes?: number;
+  /**
+   * The largest single streamed event, in bytes: a larger one stops the stream with a
+   * `ProviderError` of code `"provider_limit"`, without reading it whole. Default 16 MiB.
+   */
+  maxEventBytes?: number;
+  /**
+   * The largest non-streamed answer, in bytes: a larger one is a `ProviderError` of code
+   * `"provider_limit"`, without reading it whole. Default 64 MiB.
+   */
+  maxResponseBytes?: number;
+  /**
    * Extra body keys merged into every request (e.g. `generationConfig` with `temperature` or
    * `thinkingConfig`, `safetySettings`, `toolConfig`, `cachedContent`). They win over the
    * adapter's own keys, except `contents` and `tools`.
@@ -77,6 +94,8 @@ export interface GoogleOptions {
 }
 
 const PROVIDER = "google";
+/** `gen_ai.provider.name` in OpenTelemetry's GenAI conventions for the Gemini API. */
+const GENAI_PROVIDER = "gcp.gemini";
 
 /**
  * A {@link Model} for the Gemini API (`generateContent`, and `streamGenerateContent` with
@@ -97,12 +116,17 @@ export function google(options: GoogleOptions): Model {
   }
   const givenBaseUrl =
     options.baseUrl === undefined ? undefined : checkBaseUrl(PROVIDER, "baseUrl", options.baseUrl);
+  // A base URL from the environment is read at each call, but credentials in it fail now.
+  if (givenBaseUrl === undefined) {
+    const env = readEnv("GOOGLE_GEMINI_BASE_URL");
+    if (env !== undefined) refuseUrlCredentials(PROVIDER, "GOOGLE_GEMINI_BASE_URL", env);
+  }
   const { retries, retryBaseMs, maxRetryDelayMs } = retryOptions(PROVIDER, options);
+  const limits = limitOptions(PROVIDER, options);
   const model = options.model.trim().replace(/^models\//, "");
   const requestParams = { ...options.requestParams };
   const extraHeaders = mergeHeaders(options.headers);
   const agent = userAgent("toolnexus-google", VERSION);
-  const fetchFunction = googleErrors(options.fetch);
 
   const prepare = (signal: AbortSignal | undefined, stream: boolean) => {
     const envBaseUrl = readEnv("GOOGLE_GEMINI_BASE_URL");
@@ -121,10 +145,11 @@ export function google(options: GoogleOptions): Model {
     const secrets = [...(apiKey === undefined ? [] : [apiKey]), ...credentialValues(headers)];
     const http: HttpSettings = {
       provider: PROVIDER,
-      fetch: fetchFunction,
+      fetch: googleErrors(options.fetch, limits.maxErrorBodyBytes, secrets),
       retries,
       retryBaseMs,
       maxRetryDelayMs,
+      ...limits,
       secrets,
     };
     const url = new URL(
@@ -139,6 +164,7 @@ export function google(options: GoogleOptions): Model {
 
   return {
     id: options.id ?? `${PROVIDER}:${model}`,
+    provider: GENAI_PROVIDER,
 
     async generate(request: ModelRequest, call?: ModelCallOptions): Promise<ModelResponse> {
       const { http, ...post } = prepare(call?.signal, false);

@@ -238,10 +238,12 @@ export function throwIfErrorBody(
   const error = asRecord(body.error);
   if (error === undefined) return;
   const raw = typeof error.message === "string" ? error.message : JSON.stringify(body.error);
-  const providerMessage = redact(raw, context.secrets);
+  // Not redacted here: ProviderError redacts every field, after this and before any cut.
+  const providerMessage = raw;
   const init: ConstructorParameters<typeof ProviderError>[2] = {
     provider: context.provider,
     providerMessage,
+    secrets: context.secrets,
   };
   if (typeof error.status === "string") init.providerType = error.status;
   const reason = errorReason(error);

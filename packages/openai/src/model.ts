@@ -13,12 +13,14 @@ import {
   hasCredentialHeader,
   isLoopbackUrl,
   joinUrl,
+  limitOptions,
   MissingApiKeyError,
   mergeHeaders,
   parseEventData,
   postForStream,
   postJson,
   readEnv,
+  refuseUrlCredentials,
   retryOptions,
   streamEvents,
   userAgent,
@@ -70,6 +72,21 @@ export interface OpenAIOptions {
    */
   maxRetryDelayMs?: number;
   /**
+   * How much of an error response's body is read, in bytes (the rest is never downloaded; the
+   * error's message is cut further, to 2000 characters). Default 65536 (64 KiB).
+   */
+  maxErrorBodyBytes?: number;
+  /**
+   * The largest single streamed event, in bytes: a larger one stops the stream with a
+   * `ProviderError` of code `"provider_limit"`, without reading it whole. Default 16 MiB.
+   */
+  maxEventBytes?: number;
+  /**
+   * The largest non-streamed answer, in bytes: a larger one is a `ProviderError` of code
+   * `"provider_limit"`, without reading it whole. Default 64 MiB.
+   */
+  maxResponseBytes?: number;
+  /**
    * Extra body keys merged into every request (e.g. `temperature`, `max_tokens`, `seed`,
    * `tool_choice: "required"`). They win over the adapter's own keys, except `messages`,
    * `tools` and `stream`.
@@ -80,6 +97,8 @@ export interface OpenAIOptions {
 }
 
 const PROVIDER = "openai";
+/** `gen_ai.provider.name` in OpenTelemetry's GenAI conventions. */
+export const GENAI_PROVIDER = "openai";
 
 /**
  * A {@link Model} for the OpenAI Chat Completions API and every server that speaks it:
@@ -100,7 +119,13 @@ export function openai(options: OpenAIOptions): Model {
   }
   const givenBaseUrl =
     options.baseUrl === undefined ? undefined : checkBaseUrl(PROVIDER, "baseUrl", options.baseUrl);
+  // A base URL from the environment is read at each call, but credentials in it fail now.
+  if (givenBaseUrl === undefined) {
+    const env = readEnv("OPENAI_BASE_URL");
+    if (env !== undefined) refuseUrlCredentials(PROVIDER, "OPENAI_BASE_URL", env);
+  }
   const { retries, retryBaseMs, maxRetryDelayMs } = retryOptions(PROVIDER, options);
+  const limits = limitOptions(PROVIDER, options);
   const model = options.model;
   const requestParams = { ...options.requestParams };
   const extraHeaders = mergeHeaders(options.headers);
@@ -121,6 +146,7 @@ export function openai(options: OpenAIOptions): Model {
       retries,
       retryBaseMs,
       maxRetryDelayMs,
+      ...limits,
       secrets,
     };
     const maxTokensKey: MaxTokensKey = isOpenAI(baseUrl) ? "max_completion_tokens" : "max_tokens";
@@ -129,6 +155,7 @@ export function openai(options: OpenAIOptions): Model {
 
   return {
     id: options.id ?? `${PROVIDER}:${model}`,
+    provider: GENAI_PROVIDER,
 
     async generate(request: ModelRequest, call?: ModelCallOptions): Promise<ModelResponse> {
       const { http, maxTokensKey, ...post } = prepare(call?.signal);

@@ -155,11 +155,13 @@ export function throwIfErrorBody(
       : typeof error?.message === "string"
         ? error.message
         : JSON.stringify(body.error);
-  const providerMessage = redact(raw, context.secrets);
+  // Not redacted here: ProviderError redacts every field, after this and before any cut.
+  const providerMessage = raw;
   const type = typeof error?.type === "string" ? error.type : error?.code;
   const init: ConstructorParameters<typeof ProviderError>[2] = {
     provider: context.provider,
     providerMessage,
+    secrets: context.secrets,
   };
   if (typeof type === "string" || typeof type === "number") init.providerType = String(type);
   const providerCode = error?.code;

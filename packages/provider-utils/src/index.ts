@@ -30,6 +30,7 @@ export {
   clip,
   credentialValues,
   hasCredentialHeader,
+  isCredentialHeader,
   REDACTED,
   redact,
   redactCause,
@@ -56,6 +57,7 @@ export {
   isLoopbackUrl,
   joinUrl,
   readEnv,
+  refuseUrlCredentials,
   urlPath,
   withoutUserinfo,
 } from "./url.js";

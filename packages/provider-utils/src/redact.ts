@@ -82,16 +82,28 @@ function expandSecrets(secrets: readonly string[]): string[] {
 }
 
 /**
- * The values of credential headers (`authorization`, `x-api-key`, `api-key`, ...) in `headers`,
- * to pass to {@link redact} alongside the API key.
+ * The values of credential headers in `headers` (see {@link isCredentialHeader}), to pass to
+ * {@link redact} alongside the API key.
  */
 export function credentialValues(headers: Readonly<Record<string, string>>): string[] {
   const values: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
-    if (CREDENTIAL_HEADERS.has(name.toLowerCase())) values.push(value);
+    if (isCredentialHeader(name)) values.push(value);
   }
   return values;
 }
+
+/**
+ * True for a header whose value is a credential: the well-known ones (`authorization`,
+ * `x-api-key`, `api-key`, `x-goog-api-key`, `cookie`...) and any name that says so, such as a
+ * gateway's own `x-portkey-api-key`, `helicone-auth` or `x-session-token`.
+ */
+export function isCredentialHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return CREDENTIAL_HEADERS.has(lower) || SECRET_NAME.test(lower);
+}
+
+const SECRET_NAME = /key|token|auth|secret|passw|cookie|session|signature|credential/;
 
 const AUTH_HEADERS = new Set(["authorization", "api-key", "x-api-key"]);
 

@@ -41,6 +41,17 @@ export function withoutUserinfo(text: string): string {
 }
 
 /**
+ * Throws a {@link BaseUrlCredentialsError} when `url` carries a user name or password, without
+ * them in the message; returns `url` otherwise. For a base URL read later (an environment
+ * variable read at each call) that should still fail at construction when it carries secrets.
+ */
+export function refuseUrlCredentials(provider: string, name: string, url: string): string {
+  const safe = withoutUserinfo(url);
+  if (safe !== url) throw new BaseUrlCredentialsError(provider, name, safe);
+  return url;
+}
+
+/**
  * Checks a base URL at construction, so a mistake fails where it was made and says what to
  * write: it must be an absolute `http://` or `https://` URL. `localhost:8787/v1` (no scheme) is
  * refused with a suggestion such as `"http://localhost:8787/v1"`. `name` is how the caller
@@ -50,8 +61,7 @@ export function withoutUserinfo(text: string): string {
  */
 export function checkBaseUrl(provider: string, name: string, value: unknown): string {
   const text = typeof value === "string" ? value.trim() : "";
-  const safe = withoutUserinfo(text);
-  if (safe !== text) throw new BaseUrlCredentialsError(provider, name, safe);
+  const safe = refuseUrlCredentials(provider, name, text);
   let protocol: string | undefined;
   try {
     protocol = new URL(text).protocol;

@@ -10,15 +10,18 @@ import {
   credentialValues,
   type HttpSettings,
   joinUrl,
+  limitOptions,
   mergeHeaders,
   parseEventData,
   postForStream,
   postJson,
+  readEnv,
+  refuseUrlCredentials,
   retryOptions,
   streamEvents,
   userAgent,
 } from "@toolnexus/provider-utils";
-import { type OpenAIOptions, resolveEndpoint } from "../model.js";
+import { GENAI_PROVIDER, type OpenAIOptions, resolveEndpoint } from "../model.js";
 import { VERSION } from "../version.js";
 import { responsesRequestBody } from "./request.js";
 import { parseResponse } from "./response.js";
@@ -50,7 +53,13 @@ export function openaiResponses(options: OpenAIResponsesOptions): Model {
   }
   const givenBaseUrl =
     options.baseUrl === undefined ? undefined : checkBaseUrl(PROVIDER, "baseUrl", options.baseUrl);
+  // A base URL from the environment is read at each call, but credentials in it fail now.
+  if (givenBaseUrl === undefined) {
+    const env = readEnv("OPENAI_BASE_URL");
+    if (env !== undefined) refuseUrlCredentials(PROVIDER, "OPENAI_BASE_URL", env);
+  }
   const { retries, retryBaseMs, maxRetryDelayMs } = retryOptions(PROVIDER, options);
+  const limits = limitOptions(PROVIDER, options);
   const model = options.model;
   const requestParams = { ...options.requestParams };
   const extraHeaders = mergeHeaders(options.headers);
@@ -71,6 +80,7 @@ export function openaiResponses(options: OpenAIResponsesOptions): Model {
       retries,
       retryBaseMs,
       maxRetryDelayMs,
+      ...limits,
       secrets,
     };
     return { url: joinUrl(baseUrl, "responses"), headers, signal, http };
@@ -78,6 +88,7 @@ export function openaiResponses(options: OpenAIResponsesOptions): Model {
 
   return {
     id: options.id ?? `openai-responses:${model}`,
+    provider: GENAI_PROVIDER,
 
     async generate(request: ModelRequest, call?: ModelCallOptions): Promise<ModelResponse> {
       const { http, ...post } = prepare(call?.signal);

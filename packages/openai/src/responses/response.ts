@@ -154,10 +154,12 @@ export function errorOf(
   code: "provider_response" | "provider_stream",
 ): ProviderError {
   const raw = typeof error.message === "string" ? error.message : "the response failed";
-  const providerMessage = redact(raw, context.secrets);
+  // Not redacted here: ProviderError redacts every field, after this and before any cut.
+  const providerMessage = raw;
   const init: ConstructorParameters<typeof ProviderError>[2] = {
     provider: context.provider,
     providerMessage,
+    secrets: context.secrets,
   };
   const type = typeof error.type === "string" ? error.type : error.code;
   if (typeof type === "string" && type !== "") init.providerType = type;
