@@ -39,7 +39,10 @@ export interface LoadMcpOptions {
    * always go to the client loop, which asks its own `waitFor` or halts the run durably.
    */
   waitFor?: McpWaitFor;
-  /** Limit on a human's wait for one push-style elicitation answered by `waitFor`, in ms. */
+  /**
+   * Limit on a human's wait for one push-style elicitation answered by `waitFor`, in ms. When it
+   * expires the server hears `cancel` and the `signal` `waitFor` got aborts with a `TimeoutError`.
+   */
   waitTimeoutMs?: number;
   /** Answers servers' sampling requests (with a model of the host's choice). Not advertised without it. */
   sampling?: McpSampling;
