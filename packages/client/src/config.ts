@@ -18,6 +18,8 @@ export interface ResolvedConfig {
   agent: string | undefined;
   systemPrompt: string | undefined;
   maxTurns: number;
+  maxConcurrentTools: number;
+  maxToolCallsPerTurn: number;
   toolTimeoutMs: number | undefined;
   timeoutMs: number | undefined;
   waitTimeoutMs: number | undefined;
@@ -41,6 +43,21 @@ function positive(name: string, value: number | undefined): number | undefined {
   if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value)) {
     throw new TypeError(
       `createClient: ${name} must be a positive number of milliseconds, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+/** Default of `maxConcurrentTools`: a turn's calls in flight at once. */
+export const DEFAULT_MAX_CONCURRENT_TOOLS = 16;
+/** Default of `maxToolCallsPerTurn`: calls of one turn that are run at all. */
+export const DEFAULT_MAX_TOOL_CALLS_PER_TURN = 128;
+
+function count(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new TypeError(
+      `createClient: ${name} must be a whole number of at least 1, got ${String(value)}`,
     );
   }
   return value;
@@ -126,6 +143,16 @@ export function resolveConfig(options: ClientOptions): ResolvedConfig {
     agent: options.agent,
     systemPrompt: options.systemPrompt,
     maxTurns,
+    maxConcurrentTools: count(
+      "maxConcurrentTools",
+      options.maxConcurrentTools,
+      DEFAULT_MAX_CONCURRENT_TOOLS,
+    ),
+    maxToolCallsPerTurn: count(
+      "maxToolCallsPerTurn",
+      options.maxToolCallsPerTurn,
+      DEFAULT_MAX_TOOL_CALLS_PER_TURN,
+    ),
     toolTimeoutMs: positive("toolTimeoutMs", options.toolTimeoutMs),
     timeoutMs: positive("timeoutMs", options.timeoutMs),
     waitTimeoutMs: positive("waitTimeoutMs", options.waitTimeoutMs),

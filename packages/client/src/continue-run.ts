@@ -9,6 +9,7 @@ import {
   type Tool,
   type ToolCall,
 } from "@toolnexus/core";
+import { settleAll } from "./fan-out.js";
 import { fingerprint } from "./fingerprint.js";
 import type { Run, Settled } from "./run.js";
 import { afterAnswer, isExpired } from "./suspension.js";
@@ -66,8 +67,12 @@ async function continueHalted(
     }
     findCall(run, waiting.callId);
   }
-  const outcomes = await Promise.all(
-    pending.map(async (waiting): Promise<PendingCall | undefined> => {
+  // Answered calls run again at most `maxConcurrentTools` at a time, like a turn's calls.
+  const outcomes = await settleAll(
+    pending.length,
+    run.config.maxConcurrentTools,
+    async (index): Promise<PendingCall | undefined> => {
+      const waiting = pending[index]!;
       const done = journaled.get(waiting.callId);
       let settled: Settled;
       if (done !== undefined) {
@@ -106,7 +111,7 @@ async function continueHalted(
       }
       run.messages[waiting.slot] = settled.message;
       return settled.pending === undefined ? undefined : { ...settled.pending, slot: waiting.slot };
-    }),
+    },
   );
   const still = outcomes.filter((outcome): outcome is PendingCall => outcome !== undefined);
   if (still.length > 0) return run.halt(still);

@@ -23,11 +23,12 @@ import { RunClock } from "./budget.js";
 import { CallContext, EMIT } from "./call-signal.js";
 import type { ResolvedConfig } from "./config.js";
 import { RunCancelledError, RunError } from "./errors.js";
+import { settleAll } from "./fan-out.js";
 import { loopId } from "./ids.js";
 import type { RunTrace } from "./instrumentation.js";
 import type { Journal } from "./journal.js";
 import { callModel } from "./model-call.js";
-import { messageOf, rollUp, settleCall } from "./tool-call.js";
+import { messageOf, refuseCall, rollUp, settleCall } from "./tool-call.js";
 import type { DoneResult, RunEvent, RunResult, ToolCallRecord } from "./types.js";
 
 /** The fields every RunResult has, whatever its status. */
@@ -255,19 +256,30 @@ export class Run {
     journaled: ReadonlyMap<string, JournalEntry> | undefined,
   ): Promise<PendingCall[] | undefined> {
     const calls = assistant.toolCalls!;
+    const { maxConcurrentTools, maxToolCallsPerTurn } = this.config;
+    const asked = calls.length;
     let settled: Settled[];
     if (this.journal === undefined) {
       settled =
-        calls.length === 1
+        asked === 1
           ? [await settleCall(this, calls[0]!, assistant.id)]
-          : await Promise.all(calls.map((call) => settleCall(this, call, assistant.id)));
+          : await settleAll(asked, maxConcurrentTools, (i) =>
+              i < maxToolCallsPerTurn
+                ? settleCall(this, calls[i]!, assistant.id)
+                : refuseCall(this, calls[i]!, assistant.id, asked),
+            );
     } else {
-      settled = await Promise.all(
-        calls.map((call) => {
-          const done = journaled?.get(call.id);
-          return done === undefined ? this.settleJournaled(call, assistant.id) : this.replay(done);
-        }),
-      );
+      settled = await settleAll(asked, maxConcurrentTools, (i) => {
+        const call = calls[i]!;
+        const done = journaled?.get(call.id);
+        if (done !== undefined) return this.replay(done);
+        return this.settleJournaled(
+          call,
+          assistant.id,
+          undefined,
+          i < maxToolCallsPerTurn ? 0 : asked,
+        );
+      });
     }
     let halted: PendingCall[] | undefined;
     for (const outcome of settled) {
@@ -280,8 +292,15 @@ export class Run {
   }
 
   /** A durable run's call: run it, then journal its outcome before the run moves on. */
-  async settleJournaled(call: ToolCall, messageId: string, answered?: string): Promise<Settled> {
-    const settled = await settleCall(this, call, messageId);
+  async settleJournaled(
+    call: ToolCall,
+    messageId: string,
+    answered?: string,
+    refusedOf = 0,
+  ): Promise<Settled> {
+    const settled = await (refusedOf > 0
+      ? refuseCall(this, call, messageId, refusedOf)
+      : settleCall(this, call, messageId));
     await this.journalCall(call.id, settled, answered);
     return settled;
   }

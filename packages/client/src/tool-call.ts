@@ -15,7 +15,7 @@ import {
 } from "@toolnexus/core";
 import { smallest, timeoutReason } from "./budget.js";
 import { CallContext, stopCall } from "./call-signal.js";
-import type { ToolTraceInfo } from "./instrumentation.js";
+import { type ToolTraceInfo, thrownResult, withThrown } from "./instrumentation.js";
 import type { Run, Settled } from "./run.js";
 import { suspend } from "./suspension.js";
 import type { Hooks, ToolCallRecord } from "./types.js";
@@ -76,6 +76,26 @@ export function settleCall(
     return settleDirect(run, call, tool, messageId);
   }
   return settleGeneral(run, call, tool, messageId);
+}
+
+/**
+ * A call past the turn's `maxToolCallsPerTurn`: not run; the model reads why, and the run goes
+ * on with the calls that fit.
+ */
+export function refuseCall(
+  run: Run,
+  call: ToolCall,
+  messageId: string,
+  asked: number,
+): Settled | Promise<Settled> {
+  if (run.listening) {
+    run.emit({ type: "tool_call", call, messageId, ctx: run.context(call, messageId) });
+  }
+  const limit = run.config.maxToolCallsPerTurn;
+  const result = error(
+    `not run: this turn asked for ${asked} tool calls and at most ${limit} are run per turn (maxToolCallsPerTurn); ask for the rest in a later turn`,
+  );
+  return final(run, call, undefined, call.args, messageId, noRun(result, call.args));
 }
 
 async function settleDirect(
@@ -242,7 +262,9 @@ function execute(
     attempt: ctx.attempt,
   };
   if (ctx.answer !== undefined) info.answer = ctx.answer;
-  return trace.tool(info, () => budgeted(run, tool, args, ctx)) as Promise<Attempt>;
+  return trace.tool(info, () =>
+    budgeted(run, tool, args, ctx).then(withThrown),
+  ) as Promise<Attempt>;
 }
 
 function budgeted(
@@ -431,7 +453,7 @@ async function invoke(
   try {
     return checked(tool, await tool.execute(args, ctx));
   } catch (thrown) {
-    return error(messageOf(thrown));
+    return thrownResult(thrown, messageOf(thrown));
   }
 }
 

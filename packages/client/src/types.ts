@@ -99,6 +99,16 @@ export interface ClientOptions {
   systemPrompt?: string;
   /** Model calls per run before it stops with `status: "incomplete"`. Default 10. */
   maxTurns?: number;
+  /**
+   * Tool calls of one run executing at the same time; the others of a turn wait for a free
+   * slot. Default 16. Per run: a sub-agent's run has its own (its client's) limit.
+   */
+  maxConcurrentTools?: number;
+  /**
+   * Tool calls of one model turn that are run. The calls past it are not run: each gets an
+   * error result the model reads, naming the limit, and the run goes on. Default 128.
+   */
+  maxToolCallsPerTurn?: number;
   /** Budget for every tool call, in ms (a tool's own `timeoutMs` may make it smaller). */
   toolTimeoutMs?: number;
   /** Budget for the run's own work (model calls and tools, not human waits), in ms. */
