@@ -2,15 +2,22 @@
 // (CI, a pipe), the command-line flags or a stated default.
 import { createInterface, type Interface } from "node:readline/promises";
 import type { Answer, Request } from "@toolnexus/core";
-import type { Printer } from "./printer.js";
+import type { AnswerSource, Printer } from "./printer.js";
 import { answerSchemaOf, checkAnswerData, coerce, type Field, fallbackValue } from "./schema.js";
+import { guardLine, printable } from "./terminal-text.js";
 
-/** Answers given on the command line: `--answer key=value` (repeatable), `--approve`, `--decline`. */
+/**
+ * Answers given on the command line: `--answer key=value` (repeatable), `--approve`,
+ * `--decline`, and `--defaults` (take a form's stated defaults for what no flag answers).
+ */
 export interface AnswerFlags {
   values: Record<string, string>;
   approve?: boolean;
   decline: boolean;
+  defaults?: boolean;
 }
+
+export type { AnswerSource } from "./printer.js";
 
 /** Resolves one Request into an Answer. */
 export type Asker = (request: Request, signal?: AbortSignal) => Promise<Answer>;
@@ -19,13 +26,20 @@ export type Asker = (request: Request, signal?: AbortSignal) => Promise<Answer>;
 export class AnswerInputError extends Error {}
 
 export function hasAnswerFlags(flags: AnswerFlags): boolean {
-  return Object.keys(flags.values).length > 0 || flags.approve !== undefined || flags.decline;
+  return (
+    Object.keys(flags.values).length > 0 ||
+    flags.approve !== undefined ||
+    flags.decline ||
+    flags.defaults === true
+  );
 }
 
 function formatData(data: Record<string, unknown>): string {
-  return Object.entries(data)
-    .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
-    .join(", ");
+  return printable(
+    Object.entries(data)
+      .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+      .join(", "),
+  );
 }
 
 /** The continuation flags a person would type for this request, e.g. `--answer env=staging`. */
@@ -34,41 +48,48 @@ export function exampleFlags(request: Request): string {
   const schema = answerSchemaOf(request);
   const field = schema?.fields.find((f) => f.required) ?? schema?.fields[0];
   if (field === undefined) return "--answer text=...";
-  return `--answer ${field.name}=${String(fallbackValue(field) ?? "...")}`;
+  return printable(`--answer ${field.name}=${String(fallbackValue(field) ?? "...")}`);
 }
 
 /**
- * Answers from the flags, or from defaults when a flag is missing; says which, so a log read
- * later shows that no person was asked. An input takes its schema's defaults; an approval (or
- * an authorization) without `--approve` is declined: nobody gave the permission.
+ * Answers from the flags; says which, so a log read later shows that no person was asked.
+ * Nothing is decided on a person's behalf unless a flag says so: an approval (or an
+ * authorization) without `--approve` is declined, and so is an input no `--answer` fills,
+ * unless `--defaults` says to take the form's stated defaults. Each answer is reported to the
+ * printer with who gave it.
  */
 export function flagAsker(flags: AnswerFlags, printer: Printer, why: string): Asker {
   const s = printer.style;
   const say = (text: string) => printer.line(`    ${s.magenta("↳")} ${text}`);
+  const declined = (request: Request, by: AnswerSource): Answer => {
+    printer.answeredBy(by);
+    return { id: request.id, ok: false, reason: "declined" };
+  };
   return async (request) => {
     if (flags.decline) {
       say(`declined by --decline`);
-      return { id: request.id, ok: false, reason: "declined" };
+      return declined(request, "flag");
     }
     if (request.kind === "approval" || request.kind === "authorization") {
       // Nobody said yes: a permission is never granted on a person's behalf.
       if (flags.approve === undefined) {
         say(`${why}: declined, as nobody approved it (pass --approve yes to approve)`);
-        return { id: request.id, ok: false, reason: "declined" };
+        return declined(request, "nobody");
       }
       say(flags.approve ? "approved by --approve yes" : "declined by --approve no");
-      return flags.approve
-        ? { id: request.id, ok: true }
-        : { id: request.id, ok: false, reason: "declined" };
+      if (!flags.approve) return declined(request, "flag");
+      printer.answeredBy("flag");
+      return { id: request.id, ok: true };
     }
     const schema = answerSchemaOf(request);
     if (schema === undefined) {
       const data: Record<string, unknown> = { ...flags.values };
-      say(
-        Object.keys(data).length > 0
-          ? `answered from --answer ${formatData(data)}`
-          : `${why}: answered with no data (pass --answer text=...)`,
-      );
+      if (Object.keys(data).length === 0) {
+        say(`${why}: declined, as nobody answered it (pass --answer text=...)`);
+        return declined(request, "nobody");
+      }
+      say(`answered from --answer ${formatData(data)}`);
+      printer.answeredBy("flag");
       return { id: request.id, ok: true, data };
     }
     const data: Record<string, unknown> = {};
@@ -79,7 +100,13 @@ export function flagAsker(flags: AnswerFlags, printer: Printer, why: string): As
       if (text !== undefined) {
         data[field.name] = coerce(field, text);
         given.push(field.name);
-      } else {
+      }
+    }
+    // A person who answered with --answer (or asked for --defaults) has answered the request:
+    // the fields they left out take the form's stated defaults.
+    const answered = given.length > 0 || flags.defaults === true;
+    for (const field of schema.fields) {
+      if (answered && !given.includes(field.name)) {
         const fallback = fallbackValue(field);
         if (fallback !== undefined) {
           data[field.name] = fallback;
@@ -87,10 +114,17 @@ export function flagAsker(flags: AnswerFlags, printer: Printer, why: string): As
         }
       }
     }
+    if (!answered) {
+      // No flag answered and defaults were not asked for: nobody decides the deploy.
+      say(
+        `${why}: declined, as nobody answered it (answer with ${exampleFlags(request)}, or pass --defaults to take the form's defaults)`,
+      );
+      return declined(request, "nobody");
+    }
     const problems = checkAnswerData(schema, data);
     if (problems.length > 0) {
       throw new AnswerInputError(
-        `the answer to "${request.prompt}" does not fit: ${problems.join("; ")}. Nothing was answered.`,
+        `the answer to "${printable(request.prompt)}" does not fit: ${printable(problems.join("; "))}. Nothing was answered.`,
       );
     }
     const pick = (names: string[]) =>
@@ -100,13 +134,16 @@ export function flagAsker(flags: AnswerFlags, printer: Printer, why: string): As
       const field = schema.fields.find((f) => f.name === defaulted[0]);
       const other = field?.choices?.find((c) => c !== data[defaulted[0]!]);
       const hint =
-        other === undefined ? "" : ` (choose with --answer ${defaulted[0]}=${String(other)})`;
+        other === undefined
+          ? ""
+          : printable(` (choose with --answer ${defaulted[0]}=${String(other)})`);
       say(
         given.length > 0
           ? `defaults for the rest: ${pick(defaulted)}`
-          : `${why}: used the default ${pick(defaulted)}${hint}`,
+          : `${why}: used the default ${pick(defaulted)}, as --defaults says${hint}`,
       );
     }
+    printer.answeredBy(given.length > 0 ? "flag" : "default");
     return { id: request.id, ok: true, data };
   };
 }
@@ -159,7 +196,7 @@ export class TerminalAsker {
   }
 
   private ask(query: string, signal: AbortSignal | undefined): Promise<string> {
-    this.rl.setPrompt(query);
+    this.rl.setPrompt(guardLine(query));
     this.rl.prompt(true);
     const queued = this.lines.shift();
     if (queued !== undefined) return Promise.resolve(this.echo(queued));
@@ -199,20 +236,22 @@ export class TerminalAsker {
   private async field(field: Field, signal: AbortSignal | undefined): Promise<unknown> {
     const s = this.printer.style;
     const fallback = fallbackValue(field);
-    const about = field.description === undefined ? "" : s.dim(` — ${field.description}`);
+    const about =
+      field.description === undefined ? "" : s.dim(` — ${printable(field.description)}`);
+    const title = printable(field.title);
     if (field.type === "boolean") {
       return this.yesNo(
-        `${field.title}${about}`,
+        `${title}${about}`,
         signal,
         fallback === true || fallback === false ? fallback : undefined,
       );
     }
     if (field.choices !== undefined && field.choices.length > 0) {
       const choices = field.choices;
-      this.printer.line(`  ${s.bold(field.title)}${about}`);
+      this.printer.line(`  ${s.bold(title)}${about}`);
       choices.forEach((choice, i) => {
         const mark = choice === fallback ? s.dim(" (default)") : "";
-        this.printer.line(`    ${s.cyan(`${i + 1})`)} ${String(choice)}${mark}`);
+        this.printer.line(`    ${s.cyan(`${i + 1})`)} ${printable(String(choice))}${mark}`);
       });
       const def = fallback === undefined ? -1 : choices.indexOf(fallback as string | number);
       for (;;) {
@@ -229,7 +268,7 @@ export class TerminalAsker {
       }
     }
     const text = await this.ask(
-      `  ${field.title}${about}${fallback === undefined ? "" : s.dim(` [${String(fallback)}]`)}: `,
+      `  ${title}${about}${fallback === undefined ? "" : s.dim(` [${printable(String(fallback))}]`)}: `,
       signal,
     );
     return text === "" ? fallback : coerce(field, text);
@@ -237,18 +276,25 @@ export class TerminalAsker {
 
   /** The Asker: a real prompt, bounded by the wait's own signal (its expiry). */
   asker: Asker = async (request, signal) => {
+    const answer = await this.askPerson(request, signal);
+    this.printer.answeredBy("person");
+    return answer;
+  };
+
+  private async askPerson(request: Request, signal: AbortSignal | undefined): Promise<Answer> {
     const s = this.printer.style;
+    const prompt = printable(request.prompt);
     if (request.kind === "approval") {
-      const ok = await this.yesNo(request.prompt, signal);
+      const ok = await this.yesNo(prompt, signal);
       return ok ? { id: request.id, ok: true } : { id: request.id, ok: false, reason: "declined" };
     }
     if (request.kind === "authorization") {
-      if (request.url !== undefined) this.printer.line(`  open ${s.cyan(request.url)}`);
-      const ok = await this.yesNo(`${request.prompt} — done authorizing?`, signal);
+      if (request.url !== undefined) this.printer.line(`  open ${s.cyan(printable(request.url))}`);
+      const ok = await this.yesNo(`${prompt} — done authorizing?`, signal);
       return ok ? { id: request.id, ok: true } : { id: request.id, ok: false, reason: "declined" };
     }
     const schema = answerSchemaOf(request);
-    this.printer.line(`${s.bold("?")} ${request.prompt}`);
+    this.printer.line(`${s.bold("?")} ${prompt}`);
     if (schema === undefined) {
       const text = await this.ask(`  ${s.dim("answer:")} `, signal);
       return { id: request.id, ok: true, data: { text } };
@@ -261,7 +307,7 @@ export class TerminalAsker {
       }
       const problems = checkAnswerData(schema, data);
       if (problems.length === 0) return { id: request.id, ok: true, data };
-      this.printer.line(`  ${s.yellow(problems.join("; "))}`);
+      this.printer.line(`  ${s.yellow(printable(problems.join("; ")))}`);
     }
-  };
+  }
 }

@@ -56,6 +56,7 @@ import {
   UsageError,
   WAIT_TIMEOUT_MS,
 } from "./setup.js";
+import { printable, terminalSafeJson } from "./terminal-text.js";
 import { timelinePath, timelineRecorder } from "./timeline.js";
 import { STATUS_TIMEOUT_MS } from "./tools.js";
 
@@ -73,9 +74,11 @@ usage: ${DEMO} [command] [flags]
   serve [--port 4173] [--host 127.0.0.1]
                                 the inbox in a browser
 
-answer flags (used when there is no terminal to ask, or to skip the prompt):
+answer flags (used when there is no terminal to ask, or to skip the prompt; off a terminal,
+nothing is decided for a person without one: a question no flag answers is declined):
   --answer key=value     a field of an input request, e.g. --answer env=staging (repeatable)
-  --approve yes|no       answer an approval (off a terminal, an approval without it is declined)
+  --approve yes|no       answer an approval
+  --defaults             take an input's stated defaults for the fields no --answer fills
   --decline              refuse the request
   --interactive          always prompt, reading answers from standard input
   --no-interactive       never prompt, even on a terminal
@@ -98,6 +101,7 @@ const options = {
   answer: { type: "string", multiple: true, short: "a" },
   approve: { type: "string" },
   decline: { type: "boolean" },
+  defaults: { type: "boolean" },
   durable: { type: "boolean" },
   interactive: { type: "boolean" },
   "no-interactive": { type: "boolean" },
@@ -124,7 +128,11 @@ const EXIT_USAGE = 2;
 const EXIT_CANCELLED = 130;
 
 function answerFlags(values: Values): AnswerFlags {
-  const flags: AnswerFlags = { values: {}, decline: values.decline === true };
+  const flags: AnswerFlags = {
+    values: {},
+    decline: values.decline === true,
+    defaults: values.defaults === true,
+  };
   for (const pair of values.answer ?? []) {
     const eq = pair.indexOf("=");
     if (eq <= 0)
@@ -205,14 +213,15 @@ function report(ctx: Context, result: RunResult, store: SqliteStore | undefined)
     `${s.yellow(s.bold("⏸ halted"))} ${s.dim(`the run waits for a person; run ${result.runId} is in ${db} and this process is done`)}`,
   );
   for (const request of result.pendings) {
-    const asker = typeof request.data?.agent === "string" ? ` asked by ${request.data.agent}` : "";
+    const asker =
+      typeof request.data?.agent === "string" ? ` asked by ${printable(request.data.agent)}` : "";
     printer.line(
-      `  ${s.bold(request.kind)}${asker}: ${request.prompt} ${s.dim(`(${request.id})`)}`,
+      `  ${s.bold(printable(request.kind))}${asker}: ${printable(request.prompt)} ${s.dim(`(${printable(request.id)})`)}`,
     );
   }
   printer.line("  continue it from any terminal, now or later:");
   printer.line(
-    `    ${s.cyan(`${DEMO} resume ${result.pending.id} ${exampleFlags(result.pending)}${ctx.carry}`)}`,
+    `    ${s.cyan(`${DEMO} resume ${printable(result.pending.id)} ${exampleFlags(result.pending)}${ctx.carry}`)}`,
   );
   printer.line(
     `  ${s.dim(`or list what waits with`)} ${DEMO} pending${ctx.carryDb} ${s.dim("· answer it in a browser with")} ${DEMO} serve${ctx.carry}`,
@@ -300,7 +309,7 @@ async function runCommand(ctx: Context): Promise<number> {
     asker = flagAsker(flags, printer, "no terminal to ask");
     mode = hasAnswerFlags(flags)
       ? "from the command-line flags (no prompt)"
-      : "no terminal to ask: inputs take their defaults, approvals are declined (--answer env=production, --approve yes)";
+      : "no terminal to ask, and no flag: every question is declined (--answer env=staging, --defaults, --approve yes)";
   }
   try {
     banner(ctx, describeModel(ctx.choice, model), sessionId, mode);
@@ -401,16 +410,21 @@ async function resumeCommand(ctx: Context, id: string | undefined): Promise<numb
       !hasAnswerFlags(flags) &&
       (values.interactive === true ||
         (process.stdin.isTTY === true && process.stdout.isTTY === true));
-    // The run is halted safely in the file: with nobody to ask and no flag, a permission is
-    // neither granted nor refused on the person's behalf. Nothing is recorded; it keeps waiting.
-    if (
-      open &&
-      !interactive &&
-      !hasAnswerFlags(flags) &&
-      (found.request.kind === "approval" || found.request.kind === "authorization")
-    ) {
+    // The run is halted safely in the file: with nobody to ask and no flag, nothing is granted,
+    // chosen or refused on the person's behalf. Nothing is recorded; it keeps waiting.
+    if (open && !interactive && !hasAnswerFlags(flags)) {
+      const permission =
+        found.request.kind === "approval" || found.request.kind === "authorization";
+      const what = permission
+        ? found.request.kind === "approval"
+          ? "an approval"
+          : "an authorization"
+        : "an answer";
+      const how = permission
+        ? "add --approve yes or --approve no"
+        : "answer with --answer key=value, or pass --defaults to take its defaults";
       throw new UsageError(
-        `request ${found.request.id} asks for ${found.request.kind === "approval" ? "an approval" : "an authorization"} ("${found.request.prompt}") and there is no terminal to ask: add --approve yes or --approve no (${DEMO} resume ${found.request.id} --approve yes${ctx.carry}). Nothing was recorded; it still waits.`,
+        `request ${printable(found.request.id)} asks for ${what} ("${printable(found.request.prompt)}") and there is no terminal to ask: ${how} (${DEMO} resume ${printable(found.request.id)} ${exampleFlags(found.request)}${ctx.carry}). Nothing was recorded; it still waits.`,
       );
     }
     banner(
@@ -421,14 +435,15 @@ async function resumeCommand(ctx: Context, id: string | undefined): Promise<numb
         ? "none needed: this request is no longer open"
         : interactive
           ? "asked here, in this terminal"
-          : "from the command-line flags or defaults",
+          : "from the command-line flags",
     );
     printer.line();
     printer.line(
       `${s.dim("resuming from")} ${shownPath(store.path)}${s.dim(`: this process did not start the run (${found.runId})`)}`,
     );
     const earlier = lastAssistantText(found.messages);
-    if (earlier !== undefined) printer.line(`${s.dim("earlier, assistant ›")} ${s.dim(earlier)}`);
+    if (earlier !== undefined)
+      printer.line(`${s.dim("earlier, assistant ›")} ${s.dim(printable(earlier))}`);
     const label = callLabel({ name: found.tool ?? "request", args: found.args ?? {} });
     // Shown with its effective deadline (an approval's comes from the client's wait limit).
     const shown =
@@ -535,7 +550,7 @@ function pendingCommand(ctx: Context): Promise<number> {
         ...store.list({ state: "expired" }),
       ].filter((item) => !isSubAgentRun(item.runId));
       if (values.json) {
-        printer.line(JSON.stringify(waiting, null, 2));
+        printer.line(terminalSafeJson(waiting, 2));
         return 0;
       }
       if (waiting.length === 0) {
@@ -548,18 +563,23 @@ function pendingCommand(ctx: Context): Promise<number> {
       for (const item of waiting) {
         const { request } = item;
         printer.line();
-        printer.line(`  ${s.bold(request.id)}  ${s.yellow(request.kind)}  ${request.prompt}`);
+        const id = printable(request.id);
+        printer.line(
+          `  ${s.bold(id)}  ${s.yellow(printable(request.kind))}  ${printable(request.prompt)}`,
+        );
         const asker =
-          typeof request.data?.agent === "string" ? `, asked by ${request.data.agent}` : "";
+          typeof request.data?.agent === "string"
+            ? `, asked by ${printable(request.data.agent)}`
+            : "";
         printer.line(
           s.dim(
-            `    agent ${item.agent ?? "-"}${asker} · session ${item.sessionId ?? "-"} · ${describeAge(item.createdAt)} · ${item.state === "expired" ? "expired" : describeExpiry(item.expiresAt)}`,
+            `    agent ${printable(item.agent ?? "-")}${asker} · session ${printable(item.sessionId ?? "-")} · ${describeAge(item.createdAt)} · ${item.state === "expired" ? "expired" : describeExpiry(item.expiresAt)}`,
           ),
         );
         printer.line(
           item.state === "expired"
-            ? `    ${s.cyan(`${DEMO} resume ${request.id}${ctx.carry}`)} ${s.dim("(too late to answer: continues the run as if declined)")}`
-            : `    ${s.cyan(`${DEMO} resume ${request.id} ${exampleFlags(request)}${ctx.carry}`)}`,
+            ? `    ${s.cyan(`${DEMO} resume ${id}${ctx.carry}`)} ${s.dim("(too late to answer: continues the run as if declined)")}`
+            : `    ${s.cyan(`${DEMO} resume ${id} ${exampleFlags(request)}${ctx.carry}`)}`,
         );
       }
       return 0;
@@ -674,7 +694,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (thrown) {
     live?.hold();
     const { message, code } = explain(thrown, carryDb(values), shownPath(dbPath(values.db)));
-    process.stderr.write(`${errStyle.red("✗")} ${message}\n`);
+    // An error can carry a server's or a model's text: shown, never obeyed.
+    process.stderr.write(`${errStyle.red("✗")} ${printable(message)}\n`);
     if (code === EXIT_USAGE && thrown instanceof UsageError) process.stderr.write(`\n${USAGE}`);
     return code;
   }

@@ -6,6 +6,7 @@ import { createClient, inProcessModel, type RunEvent, type WaitFor } from "@tool
 import type { Request } from "@toolnexus/core";
 import { loadMcp } from "@toolnexus/mcp";
 import type { Style } from "./printer.js";
+import { printable } from "./terminal-text.js";
 
 /** What the scene needs from the CLI: where to write, how to colour, and who answers. */
 export interface McpSceneOptions {
@@ -42,7 +43,7 @@ export async function runMcpScene(options: McpSceneOptions): Promise<string> {
     {
       waitFor: (request, info) => {
         write(
-          `  ${style.yellow("?")} ${request.prompt} ${style.dim(`(asked by MCP server ${String(request.data?.server)})`)}`,
+          `  ${style.yellow("?")} ${printable(request.prompt)} ${style.dim(`(asked by MCP server ${printable(String(request.data?.server))})`)}`,
         );
         return waitFor(request, info);
       },
@@ -51,9 +52,10 @@ export async function runMcpScene(options: McpSceneOptions): Promise<string> {
   try {
     const [info] = mcp.servers();
     write(
-      `  server ${style.cyan(info?.name ?? "?")}: ${info?.status} over ${info?.transport}, tools ${info?.tools.join(", ")}`,
+      `  server ${style.cyan(printable(info?.name ?? "?"))}: ${info?.status} over ${info?.transport}, tools ${printable(info?.tools.join(", ") ?? "")}`,
     );
-    if (info?.status !== "connected") return `the MCP server failed: ${info?.reason ?? "?"}`;
+    if (info?.status !== "connected")
+      return `the MCP server failed: ${printable(info?.reason ?? "?")}`;
     const client = createClient({
       model: inProcessModel({
         id: "scripted:mcp-scene",
@@ -69,19 +71,21 @@ export async function runMcpScene(options: McpSceneOptions): Promise<string> {
       tools: mcp.tools(),
       onEvent: (event: RunEvent) => {
         if (event.type === "tool_call")
-          write(`  ${style.magenta("→")} ${event.call.name}(${JSON.stringify(event.call.args)})`);
+          write(
+            `  ${style.magenta("→")} ${printable(event.call.name)}(${printable(JSON.stringify(event.call.args))})`,
+          );
         if (event.type === "progress")
           write(
-            `  ${style.dim(`… ${event.message ?? ""} ${event.progress}/${event.total ?? "?"}`)}`,
+            `  ${style.dim(`… ${printable(event.message ?? "")} ${event.progress}/${event.total ?? "?"}`)}`,
           );
         if (event.type === "tool_result") {
           const mark = event.isError ? style.red("✗") : style.green("✓");
-          write(`  ${mark} ${event.record.result.output}`);
+          write(`  ${mark} ${printable(event.record.result.output)}`);
         }
       },
     });
     const result = await client.run(`Book a deploy window for ${release}.`);
-    write(`  ${style.bold(result.text)}`);
+    write(`  ${style.bold(printable(result.text))}`);
     return result.text;
   } finally {
     await mcp.close();

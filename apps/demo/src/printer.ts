@@ -2,7 +2,18 @@
 // a TTY (unless NO_COLOR is set) and plain text everywhere else.
 import type { RunEvent, RunResult } from "@toolnexus/client";
 import type { Request, ToolCall, ToolContext } from "@toolnexus/core";
+import { guardLine, printable } from "./terminal-text.js";
 import type { ToolNote } from "./tools.js";
+
+/** Who answered a question (see answers.ts). */
+export type AnswerSource = "person" | "flag" | "default" | "nobody";
+
+const SOURCE_TEXT: Record<AnswerSource, string> = {
+  person: "answered by a person",
+  flag: "answered by a flag",
+  default: "answered with the form's defaults (--defaults)",
+  nobody: "declined with nobody to ask",
+};
 
 export interface Style {
   bold(text: string): string;
@@ -59,9 +70,10 @@ export function wantsColour(
 export function callLabel(call: Pick<ToolCall, "name" | "args">): string {
   const values = Object.values(call.args ?? {});
   const first = values[0];
+  const name = printable(call.name);
   return values.length > 0 && (typeof first === "string" || typeof first === "number")
-    ? `${call.name}[${first}]`
-    : call.name;
+    ? `${name}[${printable(first)}]`
+    : name;
 }
 
 function describeContext(ctx: ToolContext): string {
@@ -70,18 +82,23 @@ function describeContext(ctx: ToolContext): string {
   if (ctx.sessionId !== undefined) parts.push(`session=${ctx.sessionId}`);
   if (ctx.messageId !== undefined) parts.push(`message=${ctx.messageId}`);
   if (ctx.callId !== undefined) parts.push(`call=${ctx.callId}`);
-  return parts.join(" ");
+  return printable(parts.join(" "));
 }
 
 function describeBudget(ctx: ToolContext): string {
   const parts = [ctx.timeout === undefined ? "timeout=unset" : `timeout=${ctx.timeout}ms`];
   if (ctx.signal !== undefined) parts.push(`signal=${ctx.signal.aborted ? "aborted" : "live"}`);
   if (ctx.answer !== undefined) parts.push(`answer=${JSON.stringify(ctx.answer.data ?? {})}`);
-  return parts.join(" ");
+  return printable(parts.join(" "));
+}
+
+/** A model's text: its own line breaks kept, each line indented under the speaker, made printable. */
+function paragraph(text: string, indent: string): string {
+  return text.split(/\r?\n/).map(printable).join(`\n${indent}`);
 }
 
 function oneLine(text: string, max = 400): string {
-  const flat = text.replace(/\s*\n\s*/g, " ⏎ ");
+  const flat = printable(text.replace(/\s*\n\s*/g, " ⏎ "));
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
@@ -196,6 +213,12 @@ export class Printer {
   private timedOut = 0;
   private calls = 0;
   private waited = 0;
+  private readonly answers: Record<AnswerSource, number> = {
+    person: 0,
+    flag: 0,
+    default: 0,
+    nobody: 0,
+  };
   /** The assistant's calls that ran a sub-agent (by call id), and what the sub-agents did. */
   private readonly agentCalls = new Map<string, string>();
   private agentTurns = 0;
@@ -213,7 +236,7 @@ export class Printer {
   line(text = ""): void {
     // The status line comes back at its next frame, under this one.
     this.live?.clear();
-    this.write(`${text}\n`);
+    this.write(`${guardLine(text)}\n`);
   }
 
   heading(title: string, detail: string): void {
@@ -237,9 +260,9 @@ export class Printer {
     if (note.kind === "context" && note.ctx !== undefined) {
       this.line(`    ${s.dim(`${who} sees ctx: ${describeBudget(note.ctx)}`)}`);
     } else if (note.kind === "cancelled") {
-      this.line(`    ${s.yellow(`✂ ${who}: ${note.text}`)}`);
+      this.line(`    ${s.yellow(`✂ ${who}: ${oneLine(note.text)}`)}`);
     } else {
-      this.line(`    ${s.dim(`${who}: ${note.text}`)}`);
+      this.line(`    ${s.dim(`${who}: ${oneLine(note.text)}`)}`);
     }
   };
 
@@ -249,7 +272,7 @@ export class Printer {
     switch (event.type) {
       case "message": {
         this.line();
-        const text = event.message.content.trim();
+        const text = paragraph(event.message.content.trim(), "    ");
         this.line(
           `${s.bold(s.cyan("assistant ›"))} ${text === "" ? s.dim("(no text)") : text} ${s.dim(`(turn ${event.turn})`)}`,
         );
@@ -259,7 +282,9 @@ export class Printer {
         const label = callLabel(event.call);
         this.labels.set(event.call.id, label);
         this.live?.start(event.call.id, label);
-        this.line(`  ${s.bold("→")} ${s.bold(label)} ${s.dim(event.call.rawArgs || "{}")}`);
+        this.line(
+          `  ${s.bold("→")} ${s.bold(label)} ${s.dim(oneLine(event.call.rawArgs || "{}", 4000))}`,
+        );
         this.line(`    ${s.dim(`ctx: ${describeContext(event.ctx)}`)}`);
         break;
       }
@@ -286,7 +311,7 @@ export class Printer {
         if (record.timedOut) {
           this.timedOut++;
           this.line(
-            `  ${s.red("✗")} ${s.bold(label)} ${s.red(record.result.output)} ${s.dim("— stopped by the loop at its budget")}`,
+            `  ${s.red("✗")} ${s.bold(label)} ${s.red(oneLine(record.result.output))} ${s.dim("— stopped by the loop at its budget")}`,
           );
         } else if (event.isError) {
           this.line(
@@ -310,14 +335,14 @@ export class Printer {
   private agentEvent(agent: string, event: RunEvent): void {
     const s = this.style;
     if (event.type === "agent") {
-      this.agentEvent(`${agent} › ${event.agent}`, event.event);
+      this.agentEvent(`${agent} › ${printable(event.agent)}`, event.event);
       return;
     }
-    const at = `    ${s.magenta("┊")} ${s.magenta(agent)}`;
+    const at = `    ${s.magenta("┊")} ${s.magenta(printable(agent))}`;
     switch (event.type) {
       case "message": {
         this.agentTurns++;
-        const text = event.message.content.trim();
+        const text = paragraph(event.message.content.trim(), "    ┊   ");
         this.line(
           `${at} › ${text === "" ? s.dim("(no text)") : text} ${s.dim(`(turn ${event.turn})`)}`,
         );
@@ -326,14 +351,14 @@ export class Printer {
       case "tool_call":
         this.live?.start(`${agent}/${event.call.id}`, `${agent} › ${callLabel(event.call)}`);
         this.line(
-          `${at} ${s.bold("→")} ${s.bold(callLabel(event.call))} ${s.dim(event.call.rawArgs || "{}")}`,
+          `${at} ${s.bold("→")} ${s.bold(callLabel(event.call))} ${s.dim(oneLine(event.call.rawArgs || "{}", 4000))}`,
         );
         this.line(`    ${s.magenta("┊")}   ${s.dim(`ctx: ${describeContext(event.ctx)}`)}`);
         break;
       case "pending":
         this.live?.stop(`${agent}/${event.call.id}`);
         this.line(
-          `${at} ${s.yellow("⏸")} ${s.bold(callLabel(event.call))} ${s.yellow(`asks (${event.request.kind}):`)} ${event.request.prompt} ${s.dim("— passed up to the assistant")}`,
+          `${at} ${s.yellow("⏸")} ${s.bold(callLabel(event.call))} ${s.yellow(`asks (${printable(event.request.kind)}):`)} ${oneLine(event.request.prompt, 4000)} ${s.dim("— passed up to the assistant")}`,
         );
         break;
       case "tool_result": {
@@ -356,20 +381,38 @@ export class Printer {
     const s = this.style;
     this.waited++;
     this.line(
-      `  ${s.yellow("⏸")} ${s.bold(label)} ${s.yellow(`needs a person (${request.kind}):`)} ${request.prompt}`,
+      `  ${s.yellow("⏸")} ${s.bold(label)} ${s.yellow(`needs a person (${printable(request.kind)}):`)} ${oneLine(request.prompt, 4000)}`,
     );
     const expiry =
       request.expiresAt === undefined && this.waitLimitMs !== undefined
         ? `waits up to ${Math.round(this.waitLimitMs / 60_000)} min (the client's waitTimeoutMs)`
         : describeExpiry(request.expiresAt);
-    this.line(`    ${s.dim(`request ${request.id}, ${expiry}`)}`);
+    this.line(`    ${s.dim(`request ${printable(request.id)}, ${expiry}`)}`);
     const asker = request.data?.agent;
     if (typeof asker === "string") {
-      const path = Array.isArray(request.data?.path) ? request.data.path.join(" › ") : "";
+      const path = Array.isArray(request.data?.path)
+        ? printable(request.data.path.join(" › "))
+        : "";
       this.line(
-        `    ${s.magenta(`asked by ${asker}`)}${s.dim(`, a sub-agent${path === "" ? "" : ` (through ${path})`}: the answer goes back to it`)}`,
+        `    ${s.magenta(`asked by ${printable(asker)}`)}${s.dim(`, a sub-agent${path === "" ? "" : ` (through ${path})`}: the answer goes back to it`)}`,
       );
     }
+  }
+
+  /** Records who answered a question, for the summary. */
+  answeredBy(source: AnswerSource): void {
+    this.answers[source]++;
+  }
+
+  /** `2 questions (1 answered by a person, 1 declined with nobody to ask)`. */
+  private questions(): string {
+    if (this.waited === 0) return "no questions for a person";
+    const parts = (Object.keys(SOURCE_TEXT) as AnswerSource[])
+      .filter((source) => this.answers[source] > 0)
+      .map((source) => `${this.answers[source]} ${SOURCE_TEXT[source]}`);
+    const answered = Object.values(this.answers).reduce((a, b) => a + b, 0);
+    if (answered < this.waited) parts.push(`${this.waited - answered} not answered here`);
+    return `${this.waited} question${this.waited === 1 ? "" : "s"} (${parts.join(", ")})`;
   }
 
   /** The closing lines of a finished run. */
@@ -381,7 +424,7 @@ export class Printer {
       `${result.turns} model turns`,
       `${this.calls} tool results`,
       `${this.timedOut} timed out`,
-      `${this.waited} waited for a person`,
+      this.questions(),
     ];
     if (this.agentCalls.size > 0) {
       const agents = [...new Set(this.agentCalls.values())].join(", ");

@@ -42,6 +42,7 @@ import {
   shownPath,
   UsageError,
 } from "./setup.js";
+import { printable } from "./terminal-text.js";
 import {
   type MessageTime,
   messageTimes,
@@ -606,8 +607,9 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const model = createModel(options.choice);
   const store = await openStore(options.dbPath);
   const client = demoClient({ model, store });
+  // What a log line quotes (a request's prompt, a URL, an error) is shown, never obeyed.
   const log = (text: string) =>
-    printer.line(`  ${s.dim(new Date().toISOString().slice(11, 19))} ${text}`);
+    printer.line(`  ${s.dim(new Date().toISOString().slice(11, 19))} ${printable(text)}`);
   const inbox = new Inbox(store, client, log, {
     file: timelinePath(options.dbPath),
     clientFor: (onEvent) => demoClient({ model, store, onEvent }),

@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import { runDemo, startDemo, stripAnsi } from "./processes.js";
 
 describe("pnpm demo mcp", () => {
-  it("off a terminal, takes the form's default and says so", async () => {
-    const { code, stdout, stderr } = await runDemo(["mcp"]);
+  it("off a terminal with --defaults, takes the form's default and says so", async () => {
+    const { code, stdout, stderr } = await runDemo(["mcp", "--defaults"]);
     expect(code, stderr).toBe(0);
     expect(stdout).toContain(
       "server calendar: connected over stdio, tools calendar_book_release_window",
@@ -15,8 +15,18 @@ describe("pnpm demo mcp", () => {
     // The server's progress notification reached the run as a progress event.
     expect(stdout).toContain("… checking the calendar 1/2");
     expect(stdout).toContain("? Which deploy window for 2.4.1? (asked by MCP server calendar)");
-    expect(stdout).toContain("no terminal to ask: used the default slot=tomorrow 09:00");
+    expect(stdout).toContain(
+      "no terminal to ask: used the default slot=tomorrow 09:00, as --defaults says",
+    );
     expect(stdout).toContain("✓ Booked 2.4.1 for tomorrow 09:00.");
+  });
+
+  it("off a terminal with no flag, books nothing: the server hears a decline", async () => {
+    const { code, stdout, stderr } = await runDemo(["mcp"]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain("no terminal to ask: declined, as nobody answered it");
+    expect(stdout).not.toContain("✓ Booked");
+    expect(stdout).toContain("✗ No window booked for 2.4.1 (decline).");
   });
 
   it("an --answer flag chooses the slot; --decline reaches the server as a decline", async () => {

@@ -1,11 +1,11 @@
-// `pnpm demo` off a terminal (CI, a pipe): the whole story runs, answered by flags or stated
-// defaults, in plain text, and exits 0.
+// `pnpm demo` off a terminal (CI, a pipe): the whole story runs, answered by flags or by the
+// defaults a flag asks for, in plain text, and exits 0. With no flag, nobody decides anything.
 import { describe, expect, it } from "vitest";
 import { COLOUR_CODE, runDemo } from "./processes.js";
 
 describe("pnpm demo off a TTY", () => {
-  it("runs the whole story with the defaults and exits 0", async () => {
-    const { code, stdout, stderr } = await runDemo([]);
+  it("with --defaults, runs the whole story on the form's defaults and exits 0", async () => {
+    const { code, stdout, stderr } = await runDemo(["--defaults"]);
     expect(code, stderr).toBe(0);
     // Plain text for a log: no colour, no spinner.
     expect(stdout).not.toMatch(COLOUR_CODE);
@@ -27,11 +27,14 @@ describe("pnpm demo off a TTY", () => {
     expect(stdout).toContain(
       "✗ fetch_status[billing] timed out after 1000ms — stopped by the loop at its budget",
     );
-    // deploy suspends with an input request; no terminal, so the default answers, and says so.
+    // deploy suspends with an input request; no terminal, so the default answers, as --defaults
+    // said it may, and says so.
     expect(stdout).toContain(
       "⏸ deploy[2.4.1] needs a person (input): Which environment should 2.4.1 go to?",
     );
-    expect(stdout).toContain("no terminal to ask: used the default env=staging, notify=true");
+    expect(stdout).toContain(
+      "no terminal to ask: used the default env=staging, notify=true, as --defaults says",
+    );
     expect(stdout).toContain('answer={"env":"staging","notify":true}');
     expect(stdout).toContain("✓ deploy[2.4.1] deployed 2.4.1 to staging");
     // rollback needs approval before it runs; with nobody to ask and no --approve, nobody gave
@@ -47,7 +50,7 @@ describe("pnpm demo off a TTY", () => {
     // The final answer, and the closing line.
     expect(stdout).toContain("assistant › Rollback not done: it was not approved.");
     expect(stdout).toContain(
-      "✓ done 4 model turns, 5 tool results, 1 timed out, 2 waited for a person",
+      "✓ done 4 model turns, 5 tool results, 1 timed out, 2 questions (1 answered with the form's defaults (--defaults), 1 declined with nobody to ask)",
     );
     // The changelog writer, a sub-agent: the assistant's call, the sub-agent's own turns and
     // tool (with its own agent in the context, the assistant's session) under it, then its notes.
@@ -72,6 +75,7 @@ describe("pnpm demo off a TTY", () => {
     const { code, stdout, stderr } = await runDemo([
       "--prompt",
       "Please ship 2.4.1 and publish the release notes.",
+      "--defaults",
       "--approve",
       "yes",
     ]);
@@ -92,12 +96,27 @@ describe("pnpm demo off a TTY", () => {
     expect(stdout).toContain("The changelog writer's notes are ready and published.");
     expect(stdout).toContain("✓ rollback[staging] rolled staging back to 2.4.0");
     expect(stdout).toContain(
-      "✓ done 4 model turns, 5 tool results, 1 timed out, 3 waited for a person, 1 sub-agent call (changelog-writer: 3 model turns, 2 tool results)",
+      "✓ done 4 model turns, 5 tool results, 1 timed out, 3 questions (2 answered by a flag, 1 answered with the form's defaults (--defaults)), 1 sub-agent call (changelog-writer: 3 model turns, 2 tool results)",
     );
   });
 
+  it("with no flag, decides nothing for a person: nothing is deployed, approved or published", async () => {
+    const { code, stdout, stderr } = await runDemo([]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain(
+      "no terminal to ask, and no flag: every question is declined (--answer env=staging, --defaults, --approve yes)",
+    );
+    expect(stdout).toContain(
+      "no terminal to ask: declined, as nobody answered it (answer with --answer env=staging, or pass --defaults to take the form's defaults)",
+    );
+    expect(stdout).not.toContain("deployed 2.4.1");
+    expect(stdout).not.toContain("rolled staging back");
+    expect(stdout).toContain("assistant › Understood: 2.4.1 was not deployed.");
+    expect(stdout).toMatch(/✓ done .*1 question \(1 declined with nobody to ask\)/);
+  });
+
   it("approves off a terminal only when told to, with --approve yes", async () => {
-    const { code, stdout, stderr } = await runDemo(["--approve", "yes"]);
+    const { code, stdout, stderr } = await runDemo(["--defaults", "--approve", "yes"]);
     expect(code, stderr).toBe(0);
     expect(stdout).toContain("approved by --approve yes");
     expect(stdout).toContain("✓ rollback[staging] rolled staging back to 2.4.0");
