@@ -64,6 +64,15 @@ export interface BuiltinToolOptions {
   env?: Record<string, string | undefined>;
   /** webfetch: the most bytes read from a response body (5 MiB); the rest is not downloaded. */
   maxFetchBytes?: number;
+  /**
+   * webfetch: hosts (names or IP literals, as written in the URL: `"localhost"`,
+   * `"127.0.0.1"`, `"[::1]"`, `"wiki.internal"`) that may be on a loopback, private or
+   * link-local address. Every other host is refused when it is, or resolves to, such an
+   * address. A redirect to another host is checked against this list again.
+   */
+  allowHosts?: readonly string[];
+  /** webfetch: `true` turns the private-network refusal off for every host (default `false`). */
+  allowPrivateNetworks?: boolean;
   /** todowrite: where each session's todo list is kept (default: in memory, per factory). */
   todos?: TodoStore;
 }

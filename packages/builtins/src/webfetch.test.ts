@@ -15,6 +15,9 @@ const PAGE = `<!doctype html>
   indented &lt;ok&gt;</code></pre>
 </body></html>`;
 
+// The test server is on 127.0.0.1, which webfetch refuses unless told otherwise.
+const LOCAL = { allowHosts: ["127.0.0.1"] };
+
 let server: Server;
 let base: string;
 const closed: string[] = [];
@@ -81,7 +84,7 @@ afterAll(async () => {
 
 describe("webfetch", () => {
   it("returns an HTML page as Markdown by default", async () => {
-    const run = await callThroughClient([webfetchTool()], "webfetch", { url: `${base}/page` });
+    const run = await callThroughClient([webfetchTool(LOCAL)], "webfetch", { url: `${base}/page` });
     expect(run.output).toBe(
       [
         "# Hello & welcome",
@@ -102,7 +105,7 @@ describe("webfetch", () => {
   });
 
   it("returns text or the HTML itself on request; other text as it is", async () => {
-    const tool = webfetchTool();
+    const tool = webfetchTool(LOCAL);
     expect((await tool.execute({ url: `${base}/page`, format: "text" })).output).toBe(
       "Hello & welcome\n\nRead the docs, now.\n\none\ntwo\n\nlet x = 1;\nindented <ok>",
     );
@@ -113,12 +116,12 @@ describe("webfetch", () => {
   });
 
   it("a non-2xx status is the error HTTP <status>", async () => {
-    const result = await webfetchTool().execute({ url: `${base}/missing` });
+    const result = await webfetchTool(LOCAL).execute({ url: `${base}/missing` });
     expect(result).toEqual({ output: "HTTP 404", isError: true, metadata: { status: 404 } });
   });
 
   it("refuses what is not http(s), bad URLs and binary bodies", async () => {
-    const tool = webfetchTool();
+    const tool = webfetchTool(LOCAL);
     expect((await tool.execute({ url: "file:///etc/passwd" })).output).toBe(
       'webfetch: refused "file:///etc/passwd": only http and https URLs are allowed',
     );
@@ -136,14 +139,14 @@ describe("webfetch", () => {
 
   it("stops at its own timeout (seconds)", async () => {
     const started = Date.now();
-    const result = await webfetchTool().execute({ url: `${base}/slow`, timeout: 0.3 });
+    const result = await webfetchTool(LOCAL).execute({ url: `${base}/slow`, timeout: 0.3 });
     expect(result.output).toBe("webfetch: timed out after 300ms");
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("the client's timeout aborts the request (the connection is closed)", async () => {
     const run = await callThroughClient(
-      [webfetchTool()],
+      [webfetchTool(LOCAL)],
       "webfetch",
       { url: `${base}/slow` },
       { toolTimeoutMs: 300 },
@@ -157,13 +160,13 @@ describe("webfetch", () => {
   });
 
   it("reads at most maxFetchBytes and caps the output", async () => {
-    const tool = webfetchTool({ maxFetchBytes: 1024 * 1024, maxOutputBytes: 1000 });
+    const tool = webfetchTool({ ...LOCAL, maxFetchBytes: 1024 * 1024, maxOutputBytes: 1000 });
     const result = await tool.execute({ url: `${base}/huge` });
     expect(result.output).toBe(
       `${"z".repeat(1000)}\n\n[output truncated: over the 1000-byte limit]`,
     );
     expect(result.metadata).toEqual({ status: 200, format: "markdown", truncated: true });
-    const uncapped = webfetchTool({ maxFetchBytes: 2000 });
+    const uncapped = webfetchTool({ ...LOCAL, maxFetchBytes: 2000 });
     expect((await uncapped.execute({ url: `${base}/huge` })).output).toBe(
       `${"z".repeat(2000)}\n\n[output truncated: only the first 2000 bytes of the body were downloaded]`,
     );

@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type { Tool, ToolContext, ToolResult } from "@toolnexus/core";
 import { error, ok } from "@toolnexus/core";
 import {
@@ -10,7 +11,9 @@ import {
   requiredString,
 } from "./define.js";
 import { htmlToMarkdown, htmlToText } from "./html.js";
+import { guardedGet, type NetworkPolicy, RefusedUrlError } from "./http-get.js";
 import { CallLimit } from "./limit.js";
+import { normalHost } from "./netguard.js";
 import {
   type BuiltinToolOptions,
   DEFAULT_MAX_FETCH_BYTES,
@@ -49,15 +52,21 @@ function isHtml(contentType: string, body: string): boolean {
 }
 
 /**
- * `webfetch`: HTTP GET of an http(s) URL with Node's fetch, bounded by `timeout` (seconds,
+ * `webfetch`: HTTP GET of an http(s) URL (redirects followed), bounded by `timeout` (seconds,
  * default 30), `ctx.timeout` and `ctx.signal`. At most `maxFetchBytes` of the body are read. An
  * HTML page is returned as Markdown (default), plain text or the HTML itself; other text is
- * returned as it is. A non-2xx status is the error `HTTP <status>`.
+ * returned as it is. A non-2xx status is the error `HTTP <status>`. Loopback, private,
+ * link-local and other non-public addresses are refused on every hop (see netguard.ts) unless
+ * the host is in `allowHosts` or `allowPrivateNetworks` is set.
  */
 export function webfetchTool(options: BuiltinToolOptions = {}): Tool {
   const cap = maxOutputBytes(options);
   const maxBytes =
     positiveOption(options.maxFetchBytes, "maxFetchBytes") ?? DEFAULT_MAX_FETCH_BYTES;
+  const policy: NetworkPolicy = {
+    allowPrivate: options.allowPrivateNetworks === true,
+    allowHosts: new Set((options.allowHosts ?? []).map(normalHost)),
+  };
   return defineBuiltin(
     {
       name: "webfetch",
@@ -97,42 +106,43 @@ export function webfetchTool(options: BuiltinToolOptions = {}): Tool {
           );
         }
         const limit = new CallLimit(ctx, Math.round(seconds * 1000));
+        let body: Readable | undefined;
         try {
-          const response = await fetch(url, {
-            method: "GET",
-            redirect: "follow",
-            signal: limit.signal,
-            headers: {
+          limit.check();
+          const response = await guardedGet(
+            url,
+            {
               accept:
                 format === "html"
                   ? "text/html,*/*;q=0.8"
                   : "text/markdown,text/html;q=0.9,text/plain;q=0.8,*/*;q=0.5",
               "user-agent": "toolnexus-webfetch",
             },
-          });
-          if (!response.ok) {
-            await response.body?.cancel().catch(() => {});
+            policy,
+            limit.signal,
+          );
+          body = response.body;
+          if (response.status < 200 || response.status > 299) {
             return error(`HTTP ${response.status}`, { status: response.status });
           }
-          const contentType = response.headers.get("content-type") ?? "";
+          const { contentType } = response;
           if (!isTextual(contentType)) {
-            await response.body?.cancel().catch(() => {});
             return error(
-              `webfetch: refused ${url.href}: the response is ${contentType}, not text`,
+              `webfetch: refused ${response.url.href}: the response is ${contentType}, not text`,
               { status: response.status, refused: true },
             );
           }
-          const body = await readCapped(response, maxBytes);
-          const html = isHtml(contentType, body.text);
+          const text = await readCapped(response.body, maxBytes);
+          const html = isHtml(contentType, text.text);
           const converted =
             !html || format === "html"
-              ? body.text
+              ? text.text
               : format === "text"
-                ? htmlToText(body.text)
-                : htmlToMarkdown(body.text);
+                ? htmlToText(text.text)
+                : htmlToMarkdown(text.text);
           const capped = capText(converted, cap);
           const metadata: Record<string, unknown> = { status: response.status, format };
-          if (!capped.truncated && !body.truncated) return ok(capped.text, metadata);
+          if (!capped.truncated && !text.truncated) return ok(capped.text, metadata);
           const detail = capped.truncated
             ? `over the ${cap}-byte limit`
             : `only the first ${maxBytes} bytes of the body were downloaded`;
@@ -142,11 +152,15 @@ export function webfetchTool(options: BuiltinToolOptions = {}): Tool {
             const timedOut = limit.reason?.kind === "timeout";
             return error(`webfetch: ${limit.describe()}`, { timedOut, cancelled: !timedOut });
           }
+          if (thrown instanceof RefusedUrlError) {
+            return error(`webfetch: refused ${thrown.message}`, { refused: true });
+          }
           const cause = (thrown as { cause?: unknown }).cause;
           const detail =
             cause instanceof Error ? `${messageOf(thrown)} (${cause.message})` : messageOf(thrown);
           return error(`webfetch: ${detail}`);
         } finally {
+          body?.destroy();
           limit.dispose();
         }
       },
@@ -157,24 +171,22 @@ export function webfetchTool(options: BuiltinToolOptions = {}): Tool {
 
 /** The body as UTF-8, reading at most `maxBytes` (the rest is not downloaded). */
 async function readCapped(
-  response: Response,
+  body: Readable,
   maxBytes: number,
 ): Promise<{ text: string; truncated: boolean }> {
-  if (response.body === null) return { text: "", truncated: false };
-  const reader = response.body.getReader();
   const decoder = new TextDecoder("utf-8");
   let text = "";
   let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return { text: text + decoder.decode(), truncated: false };
+  for await (const chunk of body) {
+    const value = chunk as Buffer;
     const room = maxBytes - bytes;
     if (value.length > room) {
       text += decoder.decode(value.subarray(0, room), { stream: true });
-      await reader.cancel().catch(() => {});
+      body.destroy();
       return { text: text + decoder.decode(), truncated: true };
     }
     bytes += value.length;
     text += decoder.decode(value, { stream: true });
   }
+  return { text: text + decoder.decode(), truncated: false };
 }
