@@ -5,7 +5,7 @@ import {
   parseAnswer,
   SuspensionNotFoundError,
 } from "@toolnexus/core";
-import type Database from "better-sqlite3";
+import type { Db } from "./driver.js";
 import { canonicalJson, type RunRow, runState, type StoredRequestState, toIso } from "./rows.js";
 
 interface TargetRow {
@@ -19,7 +19,7 @@ interface TargetRow {
  * Prepares the statements once and returns `answer`. Recording is one short transaction on
  * two rows: it runs nothing else (the run continues later, in whichever worker claims it).
  */
-export function answerOp(db: Database.Database): (answer: Answer) => AnswerReceipt {
+export function answerOp(db: Db): (answer: Answer) => AnswerReceipt {
   // A request id is normally raised by one run; if several ever share it, the newest halt wins.
   const target = db.prepare<[string], TargetRow>(
     `SELECT run_id, state, expires_ms, answer_json FROM requests

@@ -1,5 +1,5 @@
 import { type Answer, CheckpointError, type ClaimedRun, type ClaimOptions } from "@toolnexus/core";
-import type Database from "better-sqlite3";
+import type { Db, Statement } from "./driver.js";
 import {
   checkLeaseMs,
   checkOwner,
@@ -36,13 +36,13 @@ function reasonById(row: RunRow, now: number): Reason | undefined {
 }
 
 /** Prepares the statements once and returns `claim`. */
-export function claimOp(db: Database.Database): (options: ClaimOptions) => ClaimedRun | undefined {
+export function claimOp(db: Db): (options: ClaimOptions) => ClaimedRun | undefined {
   // One index range scan each ((state, ready_ms), (state, wake_ms), (state, lease_expires_ms)):
   // the earliest claimable run of each kind, however many runs the file holds.
   // `agent IS @agent` matches NULL to NULL: a worker without an agent takes runs without one.
   type Pick = { now: number; any: number; agent: string | null };
   const mine = "(@any = 1 OR agent IS @agent)";
-  const candidates: [Reason, Database.Statement<[Pick], Candidate>][] = [
+  const candidates: [Reason, Statement<[Pick], Candidate>][] = [
     [
       "ready",
       db.prepare(

@@ -1,9 +1,8 @@
 import type { Message } from "@toolnexus/core";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { SqliteStoreError } from "./errors.js";
 import { type SqliteStore, sqliteStore } from "./store.js";
-import { storePerTest } from "./test-fixtures.js";
+import { openRaw, storePerTest } from "./test-fixtures.js";
 
 let store: SqliteStore;
 let path: string;
@@ -70,7 +69,7 @@ describe("conversations", () => {
     store.save("good", transcript);
     store.save("bad", transcript);
     store.save("notalist", transcript);
-    const db = new Database(path);
+    const db = openRaw(path);
     db.prepare("UPDATE conversations SET json = '[{\"role\":' WHERE session_id = 'bad'").run();
     db.prepare("UPDATE conversations SET json = '{\"a\":1}' WHERE session_id = 'notalist'").run();
     db.close();

@@ -1,5 +1,5 @@
 import type { Message } from "@toolnexus/core";
-import type Database from "better-sqlite3";
+import type { Db } from "./driver.js";
 import { SqliteStoreError } from "./errors.js";
 
 /** The conversation half of the store, over an open database. */
@@ -10,7 +10,7 @@ export interface ConversationOps {
 }
 
 /** Prepares the statements once and returns the conversation operations. */
-export function conversationOps(db: Database.Database, path: string): ConversationOps {
+export function conversationOps(db: Db, path: string): ConversationOps {
   const select = db
     .prepare<[string], string>("SELECT json FROM conversations WHERE session_id = ?")
     .pluck();

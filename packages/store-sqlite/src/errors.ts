@@ -2,8 +2,10 @@ import { ToolnexusError } from "@toolnexus/core";
 
 /** The stable codes of {@link SqliteStoreError}, for `switch`es. */
 export type SqliteStoreErrorCode =
-  /** The file could not be opened as a SQLite database (missing folder, not a database, locked). */
+  /** The file could not be opened as a SQLite database (a folder that cannot be created, not a database, locked, or no SQLite binding for this Node). */
   | "store_open"
+  /** `backup` could not create its destination file (or the folder for it). */
+  | "store_backup"
   /** The file was written by a newer release of this package; upgrade before opening it. */
   | "store_schema"
   /** A stored conversation transcript could not be read back. */

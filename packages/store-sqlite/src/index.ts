@@ -1,3 +1,4 @@
+export type { SqliteDriverName } from "./driver.js";
 export type { SqliteStoreErrorCode } from "./errors.js";
 export { SqliteStoreError } from "./errors.js";
 export { SCHEMA_VERSION } from "./schema.js";

@@ -1,4 +1,4 @@
-import type Database from "better-sqlite3";
+import type { Db } from "./driver.js";
 
 /** A v1 `checkpoints` row (one per halt), with its rowid as the halt's order. */
 interface V1Checkpoint {
@@ -63,7 +63,7 @@ function convertCheckpoint(json: string): string {
  *
  * `runsSchema` is the version 2 DDL of the runs tables.
  */
-export function migrateV1(db: Database.Database, runsSchema: string): void {
+export function migrateV1(db: Db, runsSchema: string): void {
   // The v1 tables step aside (their index names are reused by v2), the v2 tables are created,
   // the rows are copied, and the v1 tables are dropped. Conversations are unchanged.
   db.exec(`

@@ -1,5 +1,4 @@
 import type { SuspensionFilter } from "@toolnexus/core";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import type { SqliteStore } from "./store.js";
 import {
@@ -7,6 +6,7 @@ import {
   doneResult,
   iso,
   journalEntry,
+  openRaw,
   request,
   stepCheckpoint,
   storePerTest,
@@ -151,7 +151,7 @@ describe("list", () => {
 
 describe("prune", () => {
   const counts = () => {
-    const db = new Database(path);
+    const db = openRaw(path);
     const count = (table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
     const result = [count("runs"), count("requests"), count("journal")];
     db.close();

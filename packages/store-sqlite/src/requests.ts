@@ -1,5 +1,5 @@
 import type { RequestInfo, RunInfo, SuspensionFilter, SuspensionSummary } from "@toolnexus/core";
-import type Database from "better-sqlite3";
+import type { Db, Statement } from "./driver.js";
 import {
   type RequestRow,
   type RunRow,
@@ -36,7 +36,7 @@ function requestInfo(row: RequestRow, now: number): RequestInfo {
 }
 
 /** Prepares the statements once and returns the reads. */
-export function requestOps(db: Database.Database): RequestOps {
+export function requestOps(db: Db): RequestOps {
   const runById = db.prepare<[string], RunRow>("SELECT * FROM runs WHERE run_id = ?");
   // The requests of the current (or last) halt carry their position in its pending calls.
   const currentRequests = db.prepare<[string], RequestRow>(
@@ -47,7 +47,7 @@ export function requestOps(db: Database.Database): RequestOps {
     `SELECT ${REQUEST_COLUMNS} FROM requests WHERE request_id = ? ORDER BY halt_no DESC LIMIT 1`,
   );
   // `list` builds its SQL from which filters are set: a few dozen shapes, each prepared once.
-  const listStatements = new Map<string, Database.Statement<(string | number)[], RequestRow>>();
+  const listStatements = new Map<string, Statement<(string | number)[], RequestRow>>();
 
   // A read transaction: the run row and its request rows come from the same snapshot.
   const getRunTx = db.transaction((runId: string): RunInfo | undefined => {

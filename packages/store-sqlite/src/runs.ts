@@ -12,7 +12,7 @@ import {
   type RunOutcome,
   ToolnexusError,
 } from "@toolnexus/core";
-import type Database from "better-sqlite3";
+import type { Db } from "./driver.js";
 import {
   checkLease,
   checkLeaseMs,
@@ -59,7 +59,7 @@ function checkSameRun(checkpoint: Checkpoint, lease: Lease): void {
 }
 
 /** Prepares the statements once and returns the run writes. */
-export function runOps(db: Database.Database): RunOps {
+export function runOps(db: Db): RunOps {
   const holder = db.prepare<[string], HolderRow>(
     "SELECT state, owner, token FROM runs WHERE run_id = ?",
   );

@@ -1,5 +1,7 @@
-import Database from "better-sqlite3";
+import type { Db, Driver, SqliteDriverName } from "./driver.js";
+import { currentDriver } from "./driver-select.js";
 import { SqliteStoreError } from "./errors.js";
+import { isOnDisk, prepareFile } from "./files.js";
 import { migrateV1 } from "./migrate-v1.js";
 
 /**
@@ -83,7 +85,7 @@ const CONVERSATIONS = `
 `;
 
 /** Upgrades an existing file by one version: `UPGRADES[n]` moves version n to n + 1. */
-const UPGRADES: Readonly<Record<number, (db: Database.Database) => void>> = {
+const UPGRADES: Readonly<Record<number, (db: Db) => void>> = {
   // Suspensions became durable runs.
   1: (db) => migrateV1(db, RUNS_SCHEMA),
 };
@@ -93,6 +95,14 @@ export interface OpenOptions {
   path: string;
   busyTimeoutMs: number;
   synchronous: "full" | "normal";
+  /** The permissions of the files created, and the most an existing one keeps. */
+  fileMode: number;
+}
+
+/** An open store database and the binding it runs on. */
+export interface OpenDatabase {
+  db: Db;
+  driver: SqliteDriverName;
 }
 
 function describe(cause: unknown): string {
@@ -103,11 +113,16 @@ function describe(cause: unknown): string {
  * Opens (creating when needed) the store's database file in WAL mode with a busy timeout, and
  * brings its schema up to {@link SCHEMA_VERSION}. Refuses a file from a newer release.
  */
-export function openDatabase(options: OpenOptions): Database.Database {
+export function openDatabase(options: OpenOptions): OpenDatabase {
   const { path } = options;
-  let db: Database.Database;
+  let driver: Driver;
+  let db: Db;
   try {
-    db = new Database(path, { timeout: options.busyTimeoutMs });
+    driver = currentDriver();
+    // Created owner-only before SQLite sees it: SQLite would make it 0644 under the usual umask,
+    // and its -wal and -shm copy the database file's permissions.
+    if (isOnDisk(path)) prepareFile(path, options.fileMode);
+    db = driver.open(path, { timeoutMs: options.busyTimeoutMs });
   } catch (cause) {
     throw new SqliteStoreError(
       "store_open",
@@ -122,8 +137,10 @@ export function openDatabase(options: OpenOptions): Database.Database {
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${options.synchronous === "normal" ? "NORMAL" : "FULL"}`);
     db.pragma("foreign_keys = ON");
+    // better-sqlite3's own default (16 MB), so both drivers cache alike; node:sqlite's is 2 MB.
+    db.pragma("cache_size = -16000");
     migrate(db, path);
-    return db;
+    return { db, driver: driver.name };
   } catch (cause) {
     db.close();
     if (cause instanceof SqliteStoreError) throw cause;
@@ -136,11 +153,11 @@ export function openDatabase(options: OpenOptions): Database.Database {
   }
 }
 
-function userVersion(db: Database.Database): number {
+function userVersion(db: Db): number {
   return db.pragma("user_version", { simple: true }) as number;
 }
 
-function migrate(db: Database.Database, path: string): void {
+function migrate(db: Db, path: string): void {
   const refuseNewer = (found: number): never => {
     throw new SqliteStoreError(
       "store_schema",

@@ -1,13 +1,14 @@
 // What is specific to the SQLite store: the file outlives the process, rows can be damaged by
 // hand, several connections share the file, and the queries must stay index lookups.
 import { CheckpointError, LeaseLostError } from "@toolnexus/core";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Db } from "./driver.js";
 import { type SqliteStore, sqliteStore } from "./store.js";
 import {
   checkpoint,
   doneResult,
   journalEntry,
+  openRaw,
   request,
   stepCheckpoint,
   tempDir,
@@ -21,7 +22,7 @@ const open = (): SqliteStore => {
   return s;
 };
 /** A second, plain connection, for what the store never does itself (damaging rows). */
-const raw = (): Database.Database => new Database(tmp.file());
+const raw = (): Db => openRaw(tmp.file());
 const exec = (sql: string, ...params: unknown[]) => {
   const db = raw();
   db.prepare(sql).run(...params);

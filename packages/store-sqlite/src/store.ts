@@ -21,6 +21,9 @@ import { guardStoreIds } from "@toolnexus/core";
 import { answerOp } from "./answers.js";
 import { claimOp } from "./claim.js";
 import { conversationOps } from "./conversations.js";
+import type { SqliteDriverName } from "./driver.js";
+import { SqliteStoreError } from "./errors.js";
+import { checkFileMode, DEFAULT_FILE_MODE, isOnDisk, prepareFile } from "./files.js";
 import { requestOps } from "./requests.js";
 import { runOps } from "./runs.js";
 import { openDatabase } from "./schema.js";
@@ -44,11 +47,19 @@ export interface SqliteStoreOptions {
    * the process but may lose the last commits on a power cut, and writes faster.
    */
   synchronous?: "full" | "normal";
+  /**
+   * The permissions of the files the store creates (the database, its `-wal` and `-shm`, a
+   * missing folder gets 0700, `backup` copies), applied exactly, whatever the umask. An existing
+   * file this user owns is narrowed to at most this mode, never widened. Default `0o600`: owner
+   * only, as the files hold answers, tool arguments and `ctx.extra` in plain text. Pass `0o660`
+   * to share the file with processes of other users in its group.
+   */
+  fileMode?: number;
 }
 
 /**
  * A durable {@link RunStore} and {@link ConversationStore} in one SQLite file. Every method is
- * synchronous (better-sqlite3), which the `Awaitable` store interfaces allow. Every write is one
+ * synchronous (better-sqlite3 or `node:sqlite`), which the `Awaitable` store interfaces allow. Every write is one
  * IMMEDIATE transaction, so processes sharing the file never interleave inside one.
  *
  * There is no `subscribe`: SQLite cannot notify other processes, so workers poll `claim`.
@@ -56,6 +67,11 @@ export interface SqliteStoreOptions {
 export interface SqliteStore extends RunStore, ConversationStore {
   /** The database file this store was opened on. */
   readonly path: string;
+  /**
+   * The SQLite binding in use: `"node:sqlite"` on Node 24 and later, `"better-sqlite3"` on
+   * Node 20 and 22.
+   */
+  readonly driver: SqliteDriverName;
   /**
    * Stores a run that halted for answers (see {@link RunStore.halt}); validated first (a
    * `CheckpointError`, nothing stored). Without a lease the run must be new (a `ToolnexusError`
@@ -120,10 +136,12 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
   if (typeof path !== "string" || path === "") {
     throw new TypeError("sqliteStore(): path must be a non-empty string");
   }
-  const db = openDatabase({
+  const fileMode = checkFileMode(options.fileMode ?? DEFAULT_FILE_MODE);
+  const { db, driver } = openDatabase({
     path,
     busyTimeoutMs: options.busyTimeoutMs ?? 5000,
     synchronous: options.synchronous ?? "full",
+    fileMode,
   });
   const runs = runOps(db);
   const requests = requestOps(db);
@@ -133,6 +151,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
   return guardStoreIds<SqliteStore>(
     {
       path,
+      driver,
       halt: runs.halt,
       start: runs.start,
       step: runs.step,
@@ -150,6 +169,19 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       load: conversations.load,
       deleteConversation: conversations.deleteConversation,
       async backup(destination) {
+        // The copy holds the same answers and arguments: created with the same permissions.
+        if (isOnDisk(destination)) {
+          try {
+            prepareFile(destination, fileMode);
+          } catch (cause) {
+            throw new SqliteStoreError(
+              "store_backup",
+              path,
+              `cannot back the toolnexus store up to "${destination}": ${cause instanceof Error ? cause.message : String(cause)}`,
+              { cause },
+            );
+          }
+        }
         await db.backup(destination);
       },
       close() {

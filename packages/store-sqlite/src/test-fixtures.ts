@@ -11,7 +11,14 @@ import {
   randomId,
 } from "@toolnexus/core";
 import { afterEach, beforeEach } from "vitest";
+import type { Db } from "./driver.js";
+import { currentDriver } from "./driver-select.js";
 import { type SqliteStore, sqliteStore } from "./store.js";
+
+/** The database at `path` opened directly with the running Node's driver, to look inside. */
+export function openRaw(path: string): Db {
+  return currentDriver().open(path);
+}
 
 /** A throwaway folder for database files, removed by the returned `cleanup`. */
 export function tempDir(): { dir: string; file: (name?: string) => string; cleanup: () => void } {

@@ -1,4 +1,4 @@
-import Database from "better-sqlite3";
+import { currentDriver } from "./driver-select.js";
 
 /**
  * Test fixture: the schema version 1 files were created with (copied verbatim from the release
@@ -103,7 +103,7 @@ export function v1Checkpoint(
 
 /** Creates a version 1 store file at `path`, exactly as the v1 release did on first open. */
 export function createV1File(path: string): void {
-  const db = new Database(path);
+  const db = currentDriver().open(path);
   db.pragma("journal_mode = WAL");
   db.exec(V1_SCHEMA);
   db.pragma("user_version = 1");
@@ -125,7 +125,7 @@ export function insertV1Checkpoint(
   checkpoint: Record<string, unknown>,
   options: { resumedMs?: number; json?: string } = {},
 ): void {
-  const db = new Database(path);
+  const db = currentDriver().open(path);
   const createdMs = toMs(checkpoint.createdAt) ?? Date.now();
   const sessionId = (checkpoint.sessionId as string | undefined) ?? null;
   const agent = (checkpoint.agent as string | undefined) ?? null;

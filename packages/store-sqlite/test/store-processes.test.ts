@@ -1,9 +1,8 @@
 // The store alone across real processes sharing one file: claims and answers that hit the file
 // at the same moment, and processes opening (or migrating) a file at once.
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sqliteStore } from "../src/store.js";
-import { checkpoint, request, tempDir } from "../src/test-fixtures.js";
+import { checkpoint, openRaw, request, tempDir } from "../src/test-fixtures.js";
 import { createV1File, insertV1Checkpoint, v1Checkpoint } from "../src/v1-fixture.js";
 import { type Fixture, startFixture } from "./processes.js";
 
@@ -151,7 +150,7 @@ describe("the store across processes", () => {
     );
     expect(outcomes.map((o) => o.error)).toEqual([undefined, undefined, undefined, undefined]);
 
-    const db = new Database(path);
+    const db = openRaw(path);
     expect(db.pragma("user_version", { simple: true })).toBe(2);
     const states = db
       .prepare("SELECT state, count(*) AS n FROM runs GROUP BY state ORDER BY state")
