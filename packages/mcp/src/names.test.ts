@@ -31,11 +31,11 @@ describe("name clashes", () => {
   });
 
   it("a tool of one server named like another's: the later server fails, naming both; the rest works", async () => {
-    const starts = join(dir, "starts-2.log");
+    const later = join(dir, "starts-2.log");
     const mcp = await loadMcp({
       mcpServers: {
-        x: tree({ START_LOG: starts, EXTRA_TOOLS: "y_echo" }),
-        x_y: tree({ START_LOG: starts }),
+        x: tree({ EXTRA_TOOLS: "y_echo" }),
+        x_y: tree({ START_LOG: later }),
       },
     });
     try {
@@ -44,8 +44,8 @@ describe("name clashes", () => {
       expect(reason).toContain('its tool "echo" would be named x_y_echo');
       expect(reason).toContain('the tool "y_echo" of the MCP server "x"');
       // The failed server's process is stopped; the other's tools make a client as usual.
-      const [, second] = pidsIn(starts);
-      expect(isRunning(second!)).toBe(false);
+      const [pid] = pidsIn(later);
+      expect(isRunning(pid!)).toBe(false);
       const client = createClient({
         model: script([
           { toolCalls: [{ id: "c", name: "x_y_echo", arguments: {} }] },

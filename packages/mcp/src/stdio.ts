@@ -124,7 +124,14 @@ export class StdioTransport {
       });
       child.stdin?.on("error", (error) => this.onerror?.(error));
       child.stdout?.on("data", (chunk: Buffer) => {
-        this.buffer.append(chunk);
+        try {
+          this.buffer.append(chunk);
+        } catch (error) {
+          // A line longer than the buffer's limit: the stream cannot be trusted any more.
+          this.onerror?.(error as Error);
+          void this.close();
+          return;
+        }
         for (;;) {
           let message: JSONRPCMessage | null;
           try {
