@@ -4,7 +4,9 @@ import type { Context } from "./context.js";
 import {
   checkLeaseMs,
   checkOwner,
+  type Int8,
   ms,
+  NOW_MS,
   plain,
   RUN_COLUMNS,
   type RunRow,
@@ -56,7 +58,6 @@ export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<Claime
     row: RunRow,
     reason: Reason,
     options: ClaimOptions,
-    now: number,
   ): Promise<ClaimedRun> => {
     let runId = options.runId ?? row.run_id;
     // Everything is read and validated before anything is written: a corrupt row throws and the
@@ -93,14 +94,16 @@ export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<Claime
       const answer = recorded.get(call.request.id);
       if (answer !== undefined) answers.push(answer);
     }
-    const expiresAt = now + options.leaseMs;
-    await run({
+    // The lease runs out by the database's clock, whatever the clock of this machine says.
+    const taken = await run<{ expires: Int8 }>({
       name: name("claim_take"),
       text: `UPDATE ${s}.runs SET state = 'running', owner = $2, token = token + 1,
-               lease_expires_ms = $3, ready_ms = NULL, finished_ms = NULL, updated_ms = $4
-             WHERE run_key = $1`,
-      values: [runKey, options.owner, expiresAt, now],
+               lease_expires_ms = ${NOW_MS} + $3, ready_ms = NULL, finished_ms = NULL,
+               updated_ms = ${NOW_MS}
+             WHERE run_key = $1 RETURNING lease_expires_ms AS expires`,
+      values: [runKey, options.owner, Math.ceil(options.leaseMs)],
     });
+    const expiresAt = ms(taken.rows[0]!.expires)!;
     const claimed: ClaimedRun = {
       lease: { runId, owner: options.owner, token: row.token + 1, expiresAt },
       checkpoint,
@@ -124,37 +127,41 @@ export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<Claime
         values: [key(options.runId)],
       });
       const row = rows[0];
-      // The time is read once the row is locked.
-      const now = Date.now();
       if (row === undefined) return undefined;
-      const reason = reasonById(row, now);
+      // Whether the lease ran out is asked of the database's clock, once the row is locked.
+      const clock = await run<{ now_ms: Int8 }>({
+        name: name("db_now"),
+        text: `SELECT ${NOW_MS} AS now_ms`,
+      });
+      const reason = reasonById(row, ms(clock.rows[0]!.now_ms)!);
       if (reason === undefined) return undefined;
-      return take(run, key(options.runId), row, reason, options, now);
+      return take(run, key(options.runId), row, reason, options);
     });
 
   // Workers of one agent take only its runs (`agent` given), or only runs without one (null).
   const mine = (agent: string | null | undefined) =>
-    agent === undefined ? "" : agent === null ? "AND agent IS NULL" : "AND agent = $2";
+    agent === undefined ? "" : agent === null ? "AND agent IS NULL" : "AND agent = $1";
   const generic = (options: ClaimOptions) =>
     db.tx(async (run) => {
-      const now = Date.now();
       const agent = options.agent;
       for (;;) {
         // The run claimable longest, skipping rows other workers hold: workers never wait on
         // each other, and each run goes to exactly one of them.
+        // Claimable by the database's clock: a worker whose own clock runs ahead cannot take
+        // over a lease that is still live.
         const { rows } = await run<RunRow & { run_key: Buffer }>({
           name: name("claim_next"),
           text: `SELECT run_key, ${RUN_COLUMNS} FROM ${s}.runs
-                  WHERE claim_ms IS NOT NULL AND claim_ms <= $1 ${mine(agent)}
+                  WHERE claim_ms IS NOT NULL AND claim_ms <= ${NOW_MS} ${mine(agent)}
                   ORDER BY claim_ms LIMIT 1 FOR NO KEY UPDATE SKIP LOCKED`,
-          values: typeof agent === "string" ? [now, plain(agent)] : [now],
+          values: typeof agent === "string" ? [plain(agent)] : [],
         });
         const row = rows[0];
         if (row === undefined) return undefined;
         const reason = REASONS[row.state];
         if (reason === undefined) return undefined;
         try {
-          return await take(run, row.run_key, row, reason, options, now);
+          return await take(run, row.run_key, row, reason, options);
         } catch (thrown) {
           if (!(thrown instanceof CheckpointError)) throw thrown;
           // A run whose stored state cannot be read must not block every worker behind it: it
@@ -162,15 +169,15 @@ export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<Claime
           const error = {
             code: thrown.code,
             message: thrown.message,
-            at: new Date(now).toISOString(),
+            at: new Date().toISOString(),
           };
           await run({
             name: name("claim_set_aside"),
             text: `UPDATE ${s}.runs SET state = 'failed', error_json = $2, owner = NULL,
                      lease_expires_ms = NULL, ready_ms = NULL, wake_ms = NULL,
-                     finished_ms = $3, updated_ms = $3
+                     finished_ms = ${NOW_MS}, updated_ms = ${NOW_MS}
                    WHERE run_key = $1`,
-            values: [row.run_key, JSON.stringify(error), now],
+            values: [row.run_key, JSON.stringify(error)],
           });
         }
       }
@@ -194,7 +201,11 @@ export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<Claime
     }
     const copy = { owner: options.owner, leaseMs: options.leaseMs, agent: options.agent };
     const runId = options.runId;
-    await ctx.ready();
-    return runId === undefined ? generic(copy) : byId({ ...copy, runId });
+    // A claim whose commit went unanswered left at most a lease nobody holds, which runs out:
+    // trying again is safe.
+    return db.retrying(async () => {
+      await ctx.ready();
+      return runId === undefined ? generic(copy) : byId({ ...copy, runId });
+    });
   };
 }

@@ -36,6 +36,14 @@ export interface Db {
   run: Run;
   /** `fn` inside BEGIN … COMMIT on one connection, rolled back when it throws. */
   tx<T>(fn: (run: Run) => Promise<T>): Promise<T>;
+  /**
+   * Calls `op` again, with bounded backoff, while it fails because the server is unreachable or
+   * the connection broke (a restart, a killed backend, a failover). `op` must be safe to repeat:
+   * `uncertain` is true once an earlier attempt may have committed (the connection broke while
+   * its reply was awaited), so it can check whether its write already landed. Other errors, and
+   * the last one once the time is up, are thrown.
+   */
+  retrying<T>(op: (uncertain: boolean) => Promise<T>): Promise<T>;
   /** Ends the pool when the store created it; leaves a pool it was given alone. */
   end(): Promise<void>;
 }
@@ -158,29 +166,70 @@ export function isConnectionError(error: unknown): boolean {
   return Array.isArray(e.errors) && e.errors.some(isConnectionError);
 }
 
+/**
+ * The store's own pool. Its options keep the connection string (with the password) where
+ * neither `util.inspect` nor `JSON.stringify` looks: a non-enumerable property. The pool shows
+ * itself as its server and counts only.
+ */
+function ownPool(
+  connectionString: string,
+  target: string,
+  options: { poolSize: number; connectTimeoutMs: number },
+): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+  });
+  Object.defineProperty(pool.options, "connectionString", {
+    value: connectionString,
+    enumerable: false,
+    writable: false,
+    configurable: true,
+  });
+  const summary = () => ({
+    target,
+    totalCount: pool.totalCount,
+    idleCount: pool.idleCount,
+    waitingCount: pool.waitingCount,
+  });
+  Object.defineProperty(pool, inspect.custom, {
+    value: (_depth: number, opts: object) => `Pool ${inspect(summary(), opts)}`,
+    enumerable: false,
+  });
+  Object.defineProperty(pool, "toJSON", { value: summary, enumerable: false });
+  return pool;
+}
+
+/** True for an error raised before the statement was sent: the client was already broken. */
+function neverSent(error: unknown): boolean {
+  const message = (error as { message?: unknown })?.message;
+  return typeof message === "string" && /is not queryable/i.test(message);
+}
+
+/** Translated errors a retry may cure, and whether the server surely did nothing (rolled back). */
+const transient = new WeakMap<object, { nothingDone: boolean }>();
+
+const FIRST_RETRY_MS = 50;
+const LAST_RETRY_MS = 1000;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** Opens the pool (or wraps the given one) with translated, password-free errors. */
 export function openDb(
   input: ConnectionInput,
   schema: string,
-  options: { poolSize: number; connectTimeoutMs: number },
+  options: {
+    poolSize: number;
+    connectTimeoutMs: number;
+    retryTimeoutMs: number;
+    onError?: (error: unknown) => void;
+  },
 ): Db {
   const { parts, secrets } = describe(input);
   const target = `${parts.user}@${parts.host}:${parts.port}/${parts.database}`;
   const where: Where = { target, schema };
   const owned = !("pool" in input);
-  const pool =
-    "pool" in input
-      ? input.pool
-      : new pg.Pool({
-          connectionString: input.connectionString,
-          max: options.poolSize,
-          connectionTimeoutMillis: options.connectTimeoutMs,
-        });
-  if (owned) {
-    // An idle connection the server closed (a restart) is dropped by the pool; without a listener
-    // its "error" event would end the process.
-    pool.on("error", () => {});
-  }
+  const pool = "pool" in input ? input.pool : ownPool(input.connectionString, target, options);
 
   const scrub = (text: string): string => {
     let out = text;
@@ -272,6 +321,54 @@ export function openDb(
     return error;
   };
 
+  // An idle connection the server closed (a restart, a killed backend) is dropped by the pool;
+  // without a listener its "error" event would end the process. A pool the application gave us
+  // gets one too: the store is what made it reach a server that may go away.
+  pool.on("error", (error) => {
+    try {
+      options.onError?.(translate(error));
+    } catch {
+      // Nothing to do about a failing error handler.
+    }
+  });
+
+  /** Remembers whether a retry may cure `error` (translated from `original`); returns it. */
+  const classify = (original: unknown, nothingDone: boolean): unknown => {
+    const translated = translate(original);
+    if (isConnectionError(original) && typeof translated === "object" && translated !== null) {
+      transient.set(translated, { nothingDone: nothingDone || neverSent(original) });
+    }
+    return translated;
+  };
+
+  /**
+   * A connection taken from the pool, with an "error" listener while it is held: the server
+   * ending it between two statements (57P01 on a restart, pg_terminate_backend) emits "error"
+   * on the client, which would otherwise end the process. A broken connection is closed, not
+   * returned to the pool.
+   */
+  const checkout = async (): Promise<{ client: pg.PoolClient; done(error?: unknown): void }> => {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw classify(error, true);
+    }
+    let broken: unknown;
+    const onError = (error: unknown) => {
+      broken ??= error;
+    };
+    client.on("error", onError);
+    return {
+      client,
+      done(error) {
+        if (error !== undefined && isConnectionError(error)) broken ??= error;
+        client.off("error", onError);
+        client.release(broken === undefined ? undefined : broken instanceof Error ? broken : true);
+      },
+    };
+  };
+
   // A prepared statement's name comes from its text: stores of any schema or release sharing a
   // pool never give one name two texts (which pg refuses).
   const names = new Map<string, string>();
@@ -298,38 +395,59 @@ export function openDb(
     scrub,
     translate,
     async run(statement) {
+      const { client, done } = await checkout();
+      let failed: unknown;
       try {
-        return await runOn(pool)(statement);
+        return await runOn(client)(statement);
       } catch (error) {
-        throw translate(error);
+        failed = error;
+        // Sent: whether a write took effect before the connection broke is unknown.
+        throw classify(error, false);
+      } finally {
+        done(failed);
       }
     },
     async tx(fn) {
-      let client: pg.PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (error) {
-        throw translate(error);
-      }
-      let broken: unknown;
+      const { client, done } = await checkout();
+      let failed: unknown;
+      let committing = false;
       try {
         await client.query("BEGIN");
         const result = await fn(runOn(client));
+        committing = true;
         await client.query("COMMIT");
         return result;
       } catch (error) {
-        if (isConnectionError(error)) broken = error;
-        else {
+        failed = error;
+        if (!isConnectionError(error)) {
           try {
             await client.query("ROLLBACK");
           } catch (rollback) {
-            broken = rollback;
+            failed = rollback;
           }
         }
-        throw translate(error);
+        // Broken before COMMIT was sent: the server rolled the transaction back.
+        throw classify(error, !committing);
       } finally {
         // A connection that failed is closed rather than handed to the next caller.
-        client.release(broken === undefined ? undefined : (broken as Error));
+        done(failed);
+      }
+    },
+    async retrying(op) {
+      const giveUpAt = performance.now() + options.retryTimeoutMs;
+      let delay = FIRST_RETRY_MS;
+      let uncertain = false;
+      for (;;) {
+        try {
+          return await op(uncertain);
+        } catch (error) {
+          const how =
+            typeof error === "object" && error !== null ? transient.get(error) : undefined;
+          if (how === undefined || performance.now() + delay > giveUpAt) throw error;
+          if (!how.nothingDone) uncertain = true;
+          await pause(delay);
+          delay = Math.min(delay * 2, LAST_RETRY_MS);
+        }
       }
     },
     async end() {

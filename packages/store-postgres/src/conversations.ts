@@ -2,7 +2,7 @@ import type { Message } from "@toolnexus/core";
 import { key } from "./connection.js";
 import type { Context } from "./context.js";
 import { PostgresStoreError } from "./errors.js";
-import { plain, short } from "./rows.js";
+import { NOW_MS, plain, short } from "./rows.js";
 
 /** The conversation half of the store. */
 export interface ConversationOps {
@@ -26,11 +26,13 @@ export function conversationOps(ctx: Context): ConversationOps {
   return {
     async load(sessionId) {
       const sessionKey = key(String(sessionId));
-      await ctx.ready();
-      const { rows } = await db.run<{ json: string }>({
-        name: name("conversation_load"),
-        text: `SELECT json FROM ${s}.conversations WHERE session_key = $1`,
-        values: [sessionKey],
+      const { rows } = await db.retrying(async () => {
+        await ctx.ready();
+        return db.run<{ json: string }>({
+          name: name("conversation_load"),
+          text: `SELECT json FROM ${s}.conversations WHERE session_key = $1`,
+          values: [sessionKey],
+        });
       });
       const json = rows[0]?.json;
       if (json === undefined) return undefined;
@@ -51,24 +53,30 @@ export function conversationOps(ctx: Context): ConversationOps {
       // Copied before the first await: the loop keeps appending to the transcript it passes.
       const json = JSON.stringify(messages);
       const sessionKey = key(String(sessionId));
-      await ctx.ready();
-      await db.run({
-        name: name("conversation_save"),
-        text: `INSERT INTO ${s}.conversations (session_key, session_id, json, updated_ms)
-               VALUES ($1, $2, $3, $4)
-               ON CONFLICT (session_key) DO UPDATE SET json = excluded.json,
-                 updated_ms = excluded.updated_ms`,
-        values: [sessionKey, plain(String(sessionId)), json, Date.now()],
+      // The same transcript saved twice is saved once: safe to try again.
+      await db.retrying(async () => {
+        await ctx.ready();
+        await db.run({
+          name: name("conversation_save"),
+          text: `INSERT INTO ${s}.conversations (session_key, session_id, json, updated_ms)
+                 VALUES ($1, $2, $3, ${NOW_MS})
+                 ON CONFLICT (session_key) DO UPDATE SET json = excluded.json,
+                   updated_ms = excluded.updated_ms`,
+          values: [sessionKey, plain(String(sessionId)), json],
+        });
       });
     },
 
     async deleteConversation(sessionId) {
       const sessionKey = key(String(sessionId));
-      await ctx.ready();
-      const deleted = await db.run({
-        name: name("conversation_delete"),
-        text: `DELETE FROM ${s}.conversations WHERE session_key = $1`,
-        values: [sessionKey],
+      // Deleting twice leaves the same nothing (a retried delete may then report false).
+      const deleted = await db.retrying(async () => {
+        await ctx.ready();
+        return db.run({
+          name: name("conversation_delete"),
+          text: `DELETE FROM ${s}.conversations WHERE session_key = $1`,
+          values: [sessionKey],
+        });
       });
       return (deleted.rowCount ?? 0) > 0;
     },

@@ -2,7 +2,9 @@ import type { RequestInfo, RunInfo, SuspensionFilter, SuspensionSummary } from "
 import { key } from "./connection.js";
 import type { Context } from "./context.js";
 import {
+  type Int8,
   ms,
+  NOW_MS,
   REQUEST_COLUMNS,
   type RequestRow,
   RUN_COLUMNS,
@@ -43,21 +45,24 @@ export function requestOps(ctx: Context): RequestOps {
   return {
     async getRun(runId) {
       const runKey = key(String(runId));
-      await ctx.ready();
       // One statement, so the run and its requests come from the same snapshot. The requests
-      // of the current (or last) halt carry their position in its pending calls.
-      const { rows } = await db.run<RunRow & { requests: RequestRow[] | null }>({
-        name: name("get_run"),
-        text: `SELECT ${RUN_COLUMNS},
+      // of the current (or last) halt carry their position in its pending calls. What has
+      // expired is told by the database's clock.
+      const { rows } = await db.retrying(async () => {
+        await ctx.ready();
+        return db.run<RunRow & { requests: RequestRow[] | null; now_ms: Int8 }>({
+          name: name("get_run"),
+          text: `SELECT ${RUN_COLUMNS}, ${NOW_MS} AS now_ms,
                  (SELECT json_agg(q ORDER BY q.position) FROM (
                     SELECT ${REQUEST_COLUMNS}, position FROM ${s}.requests
                      WHERE run_key = $1 AND position IS NOT NULL) q) AS requests
                FROM ${s}.runs WHERE run_key = $1`,
-        values: [runKey],
+          values: [runKey],
+        });
       });
       const row = rows[0];
       if (row === undefined) return undefined;
-      const now = Date.now();
+      const now = ms(row.now_ms)!;
       const info: RunInfo = {
         runId,
         state: runState(row, now),
@@ -83,19 +88,20 @@ export function requestOps(ctx: Context): RequestOps {
 
     async getRequest(requestId) {
       const requestKey = key(String(requestId));
-      await ctx.ready();
-      const { rows } = await db.run<RequestRow>({
-        name: name("get_request"),
-        text: `SELECT ${REQUEST_COLUMNS} FROM ${s}.requests
-                WHERE request_key = $1 ORDER BY halt_no DESC LIMIT 1`,
-        values: [requestKey],
+      const { rows } = await db.retrying(async () => {
+        await ctx.ready();
+        return db.run<RequestRow & { now_ms: Int8 }>({
+          name: name("get_request"),
+          text: `SELECT ${REQUEST_COLUMNS}, ${NOW_MS} AS now_ms FROM ${s}.requests
+                  WHERE request_key = $1 ORDER BY halt_no DESC LIMIT 1`,
+          values: [requestKey],
+        });
       });
       const row = rows[0];
-      return row === undefined ? undefined : requestInfo(row, Date.now());
+      return row === undefined ? undefined : requestInfo(row, ms(row.now_ms)!);
     },
 
     async list(filter = {}) {
-      const now = Date.now();
       const where: string[] = [];
       const values: unknown[] = [];
       const param = (value: unknown) => {
@@ -106,10 +112,10 @@ export function requestOps(ctx: Context): RequestOps {
         case undefined:
           break;
         case "waiting":
-          where.push(`state = 'waiting' AND (expires_ms IS NULL OR expires_ms > ${param(now)})`);
+          where.push(`state = 'waiting' AND (expires_ms IS NULL OR expires_ms > c.now)`);
           break;
         case "expired":
-          where.push(`state = 'waiting' AND expires_ms <= ${param(now)}`);
+          where.push(`state = 'waiting' AND expires_ms <= c.now`);
           break;
         case "answered":
         case "applied":
@@ -125,20 +131,23 @@ export function requestOps(ctx: Context): RequestOps {
       if (filter.kind !== undefined) where.push(`kind = ${param(String(filter.kind))}`);
       // Newest halt first; within a halt, in the order its rows were written (pending order).
       // Only plain columns are read: a damaged checkpoint still lists.
-      let text = `SELECT ${REQUEST_COLUMNS} FROM ${s}.requests`;
+      let text = `SELECT ${REQUEST_COLUMNS}, c.now AS now_ms FROM ${s}.requests,
+                    (SELECT ${NOW_MS} AS now) c`;
       if (where.length > 0) text += ` WHERE ${where.join(" AND ")}`;
       text += " ORDER BY halt_no DESC, seq ASC";
       if (typeof filter.limit === "number" && Number.isFinite(filter.limit)) {
         text += ` LIMIT ${param(Math.max(0, Math.floor(filter.limit)))}`;
       }
-      await ctx.ready();
-      const { rows } = await db.run<RequestRow>({ text, values });
+      const { rows } = await db.retrying(async () => {
+        await ctx.ready();
+        return db.run<RequestRow & { now_ms: Int8 }>({ text, values });
+      });
       return rows.map((row) => {
         const summary: SuspensionSummary = {
           request: readRequest(row),
           runId: row.run_id,
           createdAt: row.created_at,
-          state: requestState(row, now),
+          state: requestState(row, ms(row.now_ms)!),
         };
         if (row.session_id !== null) summary.sessionId = row.session_id;
         if (row.agent !== null) summary.agent = row.agent;

@@ -51,6 +51,13 @@ export interface RequestRow {
 export const REQUEST_COLUMNS = `request_id, run_id, state, kind, prompt, request_json, session_id,
   agent, created_at, expires_at, expires_ms, answer_json`;
 
+/**
+ * The database server's clock, in epoch ms, as SQL. Leases, takeovers, retry times and answer
+ * deadlines are decided by this one clock, never by the clocks of the machines the workers run
+ * on: a worker whose clock runs ahead cannot take over a live lease.
+ */
+export const NOW_MS = "(floor(extract(epoch FROM clock_timestamp()) * 1000))::bigint";
+
 /** An epoch-ms column as a number, or null. */
 export function ms(value: Int8): number | null {
   return value === null ? null : Number(value);

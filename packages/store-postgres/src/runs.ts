@@ -18,6 +18,9 @@ import {
   checkLeaseMs,
   checkOwner,
   errorInfo,
+  type Int8,
+  ms,
+  NOW_MS,
   plain,
   type StoredRunState,
   short,
@@ -120,43 +123,62 @@ export function runOps(ctx: Context): RunOps {
       const columns = requestColumns(checkpoint);
       const held = lease === undefined ? undefined : { ...lease };
       const runKey = key(held?.runId ?? runId);
-      await ctx.ready();
-      return db.tx(async (run) => {
-        const now = Date.now();
-        if (held === undefined) {
-          const inserted = await run({
-            name: name("halt_insert"),
-            text: `INSERT INTO ${s}.runs (run_key, run_id, session_id, agent, state, created_at,
+      // A halt whose commit went unanswered (the connection broke) is tried again; then a run
+      // already stored exactly as this halt leaves it is this halt's own write.
+      const landed = async (run: Run, token: number) => {
+        const { rows } = await run<{ state: "waiting" | "ready" }>({
+          name: name("halt_landed"),
+          text: `SELECT state FROM ${s}.runs WHERE run_key = $1 AND token = $2
+                   AND owner IS NULL AND state IN ('waiting', 'ready') AND checkpoint_json = $3`,
+          values: [runKey, token, json],
+        });
+        return rows[0]?.state;
+      };
+      return db.retrying(async (uncertain) => {
+        await ctx.ready();
+        return db.tx(async (run) => {
+          const createdAt = new Date().toISOString();
+          if (held === undefined) {
+            const inserted = await run({
+              name: name("halt_insert"),
+              text: `INSERT INTO ${s}.runs (run_key, run_id, session_id, agent, state, created_at,
                      updated_ms, checkpoint_json)
-                   VALUES ($1, $2, $3, $4, 'waiting', $5, $6, $7)
+                   VALUES ($1, $2, $3, $4, 'waiting', $5, ${NOW_MS}, $6)
                    ON CONFLICT (run_key) DO NOTHING`,
-            values: [
-              runKey,
-              plain(runId),
-              plain(sessionId),
-              plain(agent),
-              plain(checkpoint.createdAt),
-              now,
-              json,
-            ],
-          });
-          if (inserted.rowCount === 0) throw runExists(runId);
-        } else {
-          // Fenced first: a lease that lost the run is LeaseLostError whatever it writes.
-          const fenced = await run({
-            name: name("halt_fence"),
-            text: `SELECT 1 FROM ${s}.runs WHERE ${FENCE} FOR NO KEY UPDATE`,
-            values: fenceValues(held),
-          });
-          if (fenced.rowCount === 0) await lost(held, run);
-          if (runId !== held.runId) throw otherRun(checkpoint, held);
-        }
-        // One number per halt orders requests newest first, whatever the clocks of the machines.
-        // A request the run already has keeps its state (an answer may have arrived while the
-        // run was running); only what describes it is refreshed.
-        await run({
-          name: name("halt_requests"),
-          text: `WITH h AS (SELECT nextval('${s}.halts') AS n)
+              values: [
+                runKey,
+                plain(runId),
+                plain(sessionId),
+                plain(agent),
+                plain(checkpoint.createdAt),
+                json,
+              ],
+            });
+            if (inserted.rowCount === 0) {
+              const state = uncertain ? await landed(run, 0) : undefined;
+              if (state !== undefined) return state;
+              throw runExists(runId);
+            }
+          } else {
+            // Fenced first: a lease that lost the run is LeaseLostError whatever it writes.
+            const fenced = await run({
+              name: name("halt_fence"),
+              text: `SELECT 1 FROM ${s}.runs WHERE ${FENCE} FOR NO KEY UPDATE`,
+              values: fenceValues(held),
+            });
+            if (fenced.rowCount === 0) {
+              const state = uncertain ? await landed(run, held.token) : undefined;
+              if (state !== undefined) return state;
+              await lost(held, run);
+            }
+            if (runId !== held.runId) throw otherRun(checkpoint, held);
+          }
+          // One number per halt orders requests newest first, whatever the clocks of the machines.
+          // A request the run already has keeps its state (an answer may have arrived while the
+          // run was running); only what describes it is refreshed.
+          await run({
+            name: name("halt_requests"),
+            text: `WITH h AS (SELECT nextval('${s}.halts') AS n)
                  INSERT INTO ${s}.requests (request_key, run_key, request_id, run_id, halt_no,
                    position, state, session_key, session_id, agent, kind, prompt, request_json,
                    created_at, expires_at, expires_ms)
@@ -169,27 +191,27 @@ export function runOps(ctx: Context): RunOps {
                    position = excluded.position, kind = excluded.kind, prompt = excluded.prompt,
                    request_json = excluded.request_json, expires_at = excluded.expires_at,
                    expires_ms = excluded.expires_ms`,
-          values: [
-            runKey,
-            plain(runId),
-            sessionId === null ? null : key(sessionId),
-            plain(sessionId),
-            plain(agent),
-            new Date(now).toISOString(),
-            ...columns,
-          ],
-        });
-        // Requests this halt no longer waits for were answered by the steps since the last one.
-        await run({
-          name: name("halt_retire"),
-          text: `UPDATE ${s}.requests SET position = NULL, state = 'applied'
+            values: [
+              runKey,
+              plain(runId),
+              sessionId === null ? null : key(sessionId),
+              plain(sessionId),
+              plain(agent),
+              createdAt,
+              ...columns,
+            ],
+          });
+          // Requests this halt no longer waits for were answered by the steps since the last one.
+          await run({
+            name: name("halt_retire"),
+            text: `UPDATE ${s}.requests SET position = NULL, state = 'applied'
                  WHERE run_key = $1 AND NOT (request_key = ANY ($2::bytea[]))
                    AND (position IS NOT NULL OR state <> 'applied')`,
-          values: [runKey, columns[0]],
-        });
-        const { rows } = await run<{ state: "waiting" | "ready" }>({
-          name: name("halt_update"),
-          text: `WITH a AS (
+            values: [runKey, columns[0]],
+          });
+          const { rows } = await run<{ state: "waiting" | "ready" }>({
+            name: name("halt_update"),
+            text: `WITH a AS (
                    SELECT EXISTS (SELECT 1 FROM ${s}.requests
                                    WHERE run_key = $1 AND position IS NOT NULL
                                      AND state = 'answered') AS answered),
@@ -197,18 +219,19 @@ export function runOps(ctx: Context): RunOps {
                  u AS (
                    UPDATE ${s}.runs SET
                      state = CASE WHEN a.answered THEN 'ready' ELSE 'waiting' END,
-                     ready_ms = CASE WHEN a.answered THEN $2::bigint END,
-                     checkpoint_json = $3, updated_ms = $2, session_id = $4, agent = $5,
+                     ready_ms = CASE WHEN a.answered THEN ${NOW_MS} END,
+                     checkpoint_json = $2, updated_ms = ${NOW_MS}, session_id = $3, agent = $4,
                      owner = NULL, lease_expires_ms = NULL, failures = 0, error_json = NULL,
                      wake_ms = (SELECT min(expires_ms) FROM ${s}.requests
                                  WHERE run_key = $1 AND state = 'waiting')
                    FROM a WHERE run_key = $1
                    RETURNING state)
-                 SELECT state, CASE WHEN state = 'ready' THEN pg_notify($6, '')::text END AS n
+                 SELECT state, CASE WHEN state = 'ready' THEN pg_notify($5, '')::text END AS n
                  FROM u`,
-          values: [runKey, now, json, plain(sessionId), plain(agent), ctx.channel],
+            values: [runKey, json, plain(sessionId), plain(agent), ctx.channel],
+          });
+          return rows[0]!.state;
         });
-        return rows[0]!.state;
       });
     },
 
@@ -220,29 +243,42 @@ export function runOps(ctx: Context): RunOps {
       const { runId, createdAt } = checkpoint;
       const sessionId = checkpoint.sessionId ?? null;
       const agent = checkpoint.agent ?? null;
-      await ctx.ready();
-      const now = Date.now();
-      const expiresAt = now + leaseMs;
-      const inserted = await db.run({
-        name: name("start"),
-        text: `INSERT INTO ${s}.runs (run_key, run_id, session_id, agent, state, created_at,
-                 updated_ms, owner, token, lease_expires_ms, checkpoint_json)
-               VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, 1, $8, $9)
-               ON CONFLICT (run_key) DO NOTHING`,
-        values: [
-          key(runId),
-          plain(runId),
-          plain(sessionId),
-          plain(agent),
-          plain(createdAt),
-          now,
-          owner,
-          expiresAt,
-          json,
-        ],
+      return db.retrying(async (uncertain) => {
+        await ctx.ready();
+        // The lease runs out by the database's clock.
+        const inserted = await db.run<{ expires: Int8 }>({
+          name: name("start"),
+          text: `INSERT INTO ${s}.runs (run_key, run_id, session_id, agent, state, created_at,
+                   updated_ms, owner, token, lease_expires_ms, checkpoint_json)
+                 VALUES ($1, $2, $3, $4, 'running', $5, ${NOW_MS}, $6, 1, ${NOW_MS} + $7, $8)
+                 ON CONFLICT (run_key) DO NOTHING
+                 RETURNING lease_expires_ms AS expires`,
+          values: [
+            key(runId),
+            plain(runId),
+            plain(sessionId),
+            plain(agent),
+            plain(createdAt),
+            owner,
+            Math.ceil(leaseMs),
+            json,
+          ],
+        });
+        let expires = inserted.rows[0]?.expires;
+        if (expires === undefined && uncertain) {
+          // An earlier attempt's commit went unanswered: the run it started is this start's.
+          const { rows } = await db.run<{ expires: Int8 }>({
+            name: name("start_landed"),
+            text: `SELECT lease_expires_ms AS expires FROM ${s}.runs
+                    WHERE run_key = $1 AND owner = $2 AND token = 1 AND state = 'running'
+                      AND checkpoint_json = $3`,
+            values: [key(runId), owner, json],
+          });
+          expires = rows[0]?.expires;
+        }
+        if (expires === undefined) throw runExists(runId);
+        return { runId, owner, token: 1, expiresAt: ms(expires)! };
       });
-      if (inserted.rowCount === 0) throw runExists(runId);
-      return { runId, owner, token: 1, expiresAt };
     },
 
     async step(lease, checkpoint) {
@@ -251,28 +287,31 @@ export function runOps(ctx: Context): RunOps {
       const held = { ...lease };
       const json = JSON.stringify(checkpoint);
       const runId = checkpoint.runId;
-      await ctx.ready();
-      if (runId !== held.runId) {
-        // Fenced first, as every write: a lost lease is LeaseLostError whatever it writes.
+      // The same checkpoint written twice is written once: safe to try again.
+      return db.retrying(async () => {
+        await ctx.ready();
+        if (runId !== held.runId) {
+          // Fenced first, as every write: a lost lease is LeaseLostError whatever it writes.
+          const { rows } = await db.run<{ n: number }>({
+            name: name("fenced"),
+            text: `SELECT count(*)::int AS n FROM ${s}.runs WHERE ${FENCE}`,
+            values: fenceValues(held),
+          });
+          if (rows[0]!.n === 0) await lost(held);
+          throw otherRun({ runId }, held);
+        }
         const { rows } = await db.run<{ n: number }>({
-          name: name("fenced"),
-          text: `SELECT count(*)::int AS n FROM ${s}.runs WHERE ${FENCE}`,
-          values: fenceValues(held),
-        });
-        if (rows[0]!.n === 0) await lost(held);
-        throw otherRun({ runId }, held);
-      }
-      const { rows } = await db.run<{ n: number }>({
-        name: name("step"),
-        text: `WITH u AS (
-                 UPDATE ${s}.runs SET checkpoint_json = $4, updated_ms = $5, failures = 0,
-                   error_json = NULL
+          name: name("step"),
+          text: `WITH u AS (
+                 UPDATE ${s}.runs SET checkpoint_json = $4, updated_ms = ${NOW_MS},
+                   failures = 0, error_json = NULL
                  WHERE ${FENCE} RETURNING run_key),
                j AS (DELETE FROM ${s}.journal WHERE run_key IN (SELECT run_key FROM u))
                SELECT count(*)::int AS n FROM u`,
-        values: [...fenceValues(held), json, Date.now()],
+          values: [...fenceValues(held), json],
+        });
+        if (rows[0]!.n === 0) await lost(held);
       });
-      if (rows[0]!.n === 0) await lost(held);
     },
 
     async journal(lease, entry) {
@@ -281,36 +320,51 @@ export function runOps(ctx: Context): RunOps {
       const held = { ...lease };
       const json = JSON.stringify(entry);
       const answered = typeof entry.answered === "string" ? key(entry.answered) : null;
-      await ctx.ready();
-      // The fenced update locks the run row, so a claim that takes the run over either comes
-      // first (and this write is refused) or reads this entry.
-      const { rows } = await db.run<{ n: number }>({
-        name: name("journal"),
-        text: `WITH u AS (
-                 UPDATE ${s}.runs SET updated_ms = $4 WHERE ${FENCE} RETURNING run_key),
-               i AS (INSERT INTO ${s}.journal (run_key, json) SELECT run_key, $5 FROM u),
-               a AS (UPDATE ${s}.requests SET state = 'applied'
-                      WHERE run_key IN (SELECT run_key FROM u) AND request_key = $6::bytea)
-               SELECT count(*)::int AS n FROM u`,
-        values: [...fenceValues(held), Date.now(), json, answered],
+      return db.retrying(async (uncertain) => {
+        await ctx.ready();
+        // The fenced update locks the run row, so a claim that takes the run over either comes
+        // first (and this write is refused) or reads this entry. Tried again after a commit that
+        // went unanswered, an entry already journaled is not added twice.
+        const once = uncertain
+          ? `AND NOT EXISTS (SELECT 1 FROM ${s}.journal j WHERE j.run_key = u.run_key AND j.json = $4)`
+          : "";
+        const { rows } = await db.run<{ n: number }>({
+          name: name(uncertain ? "journal_once" : "journal"),
+          text: `WITH u AS (
+                   UPDATE ${s}.runs SET updated_ms = ${NOW_MS} WHERE ${FENCE} RETURNING run_key),
+                 i AS (INSERT INTO ${s}.journal (run_key, json) SELECT run_key, $4 FROM u
+                        WHERE true ${once}),
+                 a AS (UPDATE ${s}.requests SET state = 'applied'
+                        WHERE run_key IN (SELECT run_key FROM u) AND request_key = $5::bytea)
+                 SELECT count(*)::int AS n FROM u`,
+          values: [...fenceValues(held), json, answered],
+        });
+        if (rows[0]!.n === 0) await lost(held);
       });
-      if (rows[0]!.n === 0) await lost(held);
     },
 
     async renew(lease, leaseMs) {
       checkLease(lease, "renew()");
       checkLeaseMs(leaseMs, "renew()");
       const held = { ...lease };
-      await ctx.ready();
-      const now = Date.now();
-      const expiresAt = now + leaseMs;
-      const renewed = await db.run({
-        name: name("renew"),
-        text: `UPDATE ${s}.runs SET lease_expires_ms = $4, updated_ms = $5 WHERE ${FENCE}`,
-        values: [...fenceValues(held), expiresAt, now],
+      return db.retrying(async () => {
+        await ctx.ready();
+        // By the database's clock, as every lease.
+        const renewed = await db.run<{ expires: Int8 }>({
+          name: name("renew"),
+          text: `UPDATE ${s}.runs SET lease_expires_ms = ${NOW_MS} + $4, updated_ms = ${NOW_MS}
+                 WHERE ${FENCE} RETURNING lease_expires_ms AS expires`,
+          values: [...fenceValues(held), Math.ceil(leaseMs)],
+        });
+        const expires = renewed.rows[0]?.expires;
+        if (expires === undefined) await lost(held);
+        return {
+          runId: held.runId,
+          owner: held.owner,
+          token: held.token,
+          expiresAt: ms(expires!)!,
+        };
       });
-      if (renewed.rowCount === 0) await lost(held);
-      return { runId: held.runId, owner: held.owner, token: held.token, expiresAt };
     },
 
     async release(lease, error, retryAt) {
@@ -320,25 +374,29 @@ export function runOps(ctx: Context): RunOps {
       }
       const errorJson = error === undefined ? null : JSON.stringify(errorInfo(error, "release()"));
       const held = { ...lease };
-      await ctx.ready();
-      const now = Date.now();
-      // A lost lease is not an error here: the worker is giving the run up anyway.
-      await db.run({
-        name: name("release"),
-        text: `WITH u AS (
-                 UPDATE ${s}.runs SET state = 'ready', owner = NULL, lease_expires_ms = NULL,
-                   ready_ms = $4, updated_ms = $5, failures = failures + $6,
-                   error_json = coalesce($7, error_json)
-                 WHERE ${FENCE} RETURNING 1)
-               SELECT pg_notify($8, '')::text AS n FROM u`,
-        values: [
-          ...fenceValues(held),
-          Math.round(retryAt ?? now),
-          now,
-          errorJson === null ? 0 : 1,
-          errorJson,
-          ctx.channel,
-        ],
+      // retryAt is a time on this machine's clock: it is kept as a delay from now, and the run
+      // becomes claimable that long after now on the database's clock.
+      const delayMs = retryAt === undefined ? 0 : Math.round(retryAt - Date.now());
+      // A lost lease is not an error here: the worker is giving the run up anyway. Released
+      // twice (tried again), the second finds the lease gone and changes nothing.
+      await db.retrying(async () => {
+        await ctx.ready();
+        await db.run({
+          name: name("release"),
+          text: `WITH u AS (
+                   UPDATE ${s}.runs SET state = 'ready', owner = NULL, lease_expires_ms = NULL,
+                     ready_ms = ${NOW_MS} + $4, updated_ms = ${NOW_MS}, failures = failures + $5,
+                     error_json = coalesce($6, error_json)
+                   WHERE ${FENCE} RETURNING 1)
+                 SELECT pg_notify($7, '')::text AS n FROM u`,
+          values: [
+            ...fenceValues(held),
+            delayMs,
+            errorJson === null ? 0 : 1,
+            errorJson,
+            ctx.channel,
+          ],
+        });
       });
     },
 
@@ -363,26 +421,40 @@ export function runOps(ctx: Context): RunOps {
         );
       }
       const held = { ...lease };
-      await ctx.ready();
-      // Done keeps the result and drops the checkpoint; failed keeps the checkpoint (a claim by
-      // id tries the run again) and records the error. Open requests become applied.
-      const { rows } = await db.run<{ n: number }>({
-        name: name("finish"),
-        text: `WITH u AS (
+      return db.retrying(async (uncertain) => {
+        await ctx.ready();
+        // Done keeps the result and drops the checkpoint; failed keeps the checkpoint (a claim by
+        // id tries the run again) and records the error. Open requests become applied.
+        const { rows } = await db.run<{ n: number }>({
+          name: name("finish"),
+          text: `WITH u AS (
                  UPDATE ${s}.runs SET state = $4, result_json = $5,
                    error_json = CASE WHEN $4 = 'done' THEN NULL ELSE $6 END,
                    checkpoint_json = CASE WHEN $4 = 'done' THEN NULL ELSE checkpoint_json END,
                    failures = CASE WHEN $4 = 'done' THEN 0 ELSE failures END,
                    owner = NULL, lease_expires_ms = NULL, ready_ms = NULL, wake_ms = NULL,
-                   finished_ms = $7, updated_ms = $7
+                   finished_ms = ${NOW_MS}, updated_ms = ${NOW_MS}
                  WHERE ${FENCE} RETURNING run_key),
                a AS (UPDATE ${s}.requests SET state = 'applied'
                       WHERE run_key IN (SELECT run_key FROM u) AND state <> 'applied'),
                j AS (DELETE FROM ${s}.journal WHERE run_key IN (SELECT run_key FROM u))
                SELECT count(*)::int AS n FROM u`,
-        values: [...fenceValues(held), state, result, error, Date.now()],
+          values: [...fenceValues(held), state, result, error],
+        });
+        if (rows[0]!.n > 0) return;
+        if (uncertain) {
+          // An earlier attempt's commit went unanswered: finished under this lease's token (a
+          // later claim would have raised it) means that attempt went through.
+          const { rows: landed } = await db.run({
+            name: name("finish_landed"),
+            text: `SELECT 1 FROM ${s}.runs
+                  WHERE run_key = $1 AND token = $2 AND state = $3 AND owner IS NULL`,
+            values: [key(held.runId), held.token, state],
+          });
+          if (landed.length > 0) return;
+        }
+        await lost(held);
       });
-      if (rows[0]!.n === 0) await lost(held);
     },
 
     async prune({ olderThan }) {
@@ -395,26 +467,31 @@ export function runOps(ctx: Context): RunOps {
           "prune(): olderThan must be a valid Date or an age of zero or more milliseconds",
         );
       }
-      const cutoff = olderThan instanceof Date ? olderThan.getTime() : Date.now() - olderThan;
-      await ctx.ready();
-      // In batches, each its own short transaction; rows another transaction holds are left for
-      // the next prune. Requests and journals go with their runs (ON DELETE CASCADE).
-      let total = 0;
-      for (;;) {
-        const { rows } = await db.run<{ n: number }>({
-          name: name("prune"),
-          text: `WITH d AS (
+      // An age is counted back from now on the database's clock; a Date is a point in time.
+      const age = olderThan instanceof Date ? null : Math.floor(olderThan);
+      const cutoff = olderThan instanceof Date ? Math.floor(olderThan.getTime()) : null;
+      return db.retrying(async () => {
+        await ctx.ready();
+        // In batches, each its own short transaction; rows another transaction holds are left for
+        // the next prune. Requests and journals go with their runs (ON DELETE CASCADE).
+        let total = 0;
+        for (;;) {
+          const { rows } = await db.run<{ n: number }>({
+            name: name("prune"),
+            text: `WITH d AS (
                    DELETE FROM ${s}.runs WHERE run_key IN (
                      SELECT run_key FROM ${s}.runs
-                      WHERE state IN ('done', 'failed') AND finished_ms <= $1
+                      WHERE state IN ('done', 'failed')
+                        AND finished_ms <= coalesce($1::bigint, ${NOW_MS} - $2::bigint)
                       LIMIT 1000 FOR UPDATE SKIP LOCKED)
                    RETURNING 1)
                  SELECT count(*)::int AS n FROM d`,
-          values: [Math.floor(cutoff)],
-        });
-        total += rows[0]!.n;
-        if (rows[0]!.n < 1000) return total;
-      }
+            values: [cutoff, age],
+          });
+          total += rows[0]!.n;
+          if (rows[0]!.n < 1000) return total;
+        }
+      });
     },
   };
 }

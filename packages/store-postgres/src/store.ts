@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import type {
   Answer,
   AnswerReceipt,
@@ -17,6 +18,7 @@ import type {
   SuspensionFilter,
   SuspensionSummary,
 } from "@toolnexus/core";
+import { guardStoreIds } from "@toolnexus/core";
 import type pg from "pg";
 import { answerOp } from "./answers.js";
 import { claimOp } from "./claim.js";
@@ -58,6 +60,14 @@ export interface PostgresStoreOptions {
   /** How long opening a connection of the store's own pool may take, in ms. Default 10000. */
   connectTimeoutMs?: number;
   /**
+   * How long a call keeps trying while the server cannot be reached or the connection broke (a
+   * restart, a killed backend, a failover), with backoff from 50 ms up to 1 s between tries, in
+   * ms. Default 30000; 0 tries once. Only calls that are safe to repeat are repeated (every call
+   * of the store is: reads, transactions that rolled back, and writes that check whether an
+   * attempt cut off at its commit went through). After that, the `store_connect` error.
+   */
+  retryTimeoutMs?: number;
+  /**
    * Called with problems no call is waiting for: the LISTEN connection broke (it reconnects by
    * itself) or could not be opened. The errors are `PostgresStoreError`s, without the password.
    */
@@ -73,7 +83,10 @@ export interface PostgresStoreOptions {
 export interface PostgresStore extends RunStore, ConversationStore {
   /** The schema the tables live in. */
   readonly schema: string;
-  /** The pool the store uses (its own, or the one it was given). */
+  /**
+   * The pool the store uses (its own, or the one it was given). Not enumerable: `util.inspect`
+   * and `JSON.stringify` of the store show its schema and server, never the connection string.
+   */
   readonly pool: pg.Pool;
   /**
    * Stores a run that halted for answers (see {@link RunStore.halt}); validated first (a
@@ -173,7 +186,13 @@ export function postgresStore(
     throw new TypeError("postgresStore(): connectTimeoutMs must be zero or more milliseconds");
   }
 
-  const db = openDb(input, schema, { poolSize, connectTimeoutMs });
+  const retryTimeoutMs = options.retryTimeoutMs ?? 30_000;
+  if (!Number.isFinite(retryTimeoutMs) || retryTimeoutMs < 0) {
+    throw new TypeError("postgresStore(): retryTimeoutMs must be zero or more milliseconds");
+  }
+  const onError = options.onError;
+
+  const db = openDb(input, schema, { poolSize, connectTimeoutMs, retryTimeoutMs, onError });
   let closed = false;
   let migrated: Promise<{ from: number; to: number }> | undefined;
   const closedError = () =>
@@ -193,12 +212,12 @@ export function postgresStore(
     await notifier.settled();
   };
   const ctx = makeContext(db, ready);
-  const notifier = listener(db, ctx.channel, options.onError);
+  const notifier = listener(db, ctx.channel, onError);
   const runs = runOps(ctx);
   const requests = requestOps(ctx);
   const conversations = conversationOps(ctx);
 
-  return {
+  const store: PostgresStore = {
     schema,
     pool: db.pool,
     halt: runs.halt,
@@ -235,4 +254,16 @@ export function postgresStore(
       await db.end();
     },
   };
+  // What the store shows of itself: its schema and server, never the password. The pool (which
+  // holds the connection string) is reachable as `store.pool` but not listed.
+  const shown = () => ({ schema, target: db.where.target });
+  Object.defineProperty(store, "pool", { value: db.pool, enumerable: false });
+  Object.defineProperty(store, inspect.custom, {
+    value: (_depth: number, opts: object) => `PostgresStore ${inspect(shown(), opts)}`,
+    enumerable: false,
+  });
+  Object.defineProperty(store, "toJSON", { value: shown, enumerable: false });
+  // Ids PostgreSQL text could not keep exactly (NUL, unpaired surrogates) are refused, as in
+  // every store.
+  return guardStoreIds(store, "async");
 }
