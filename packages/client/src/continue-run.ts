@@ -4,6 +4,7 @@ import {
   type Answer,
   CheckpointError,
   type ClaimedRun,
+  callIdOf,
   type JournalEntry,
   type PendingCall,
   type Tool,
@@ -37,7 +38,7 @@ export async function continueFrom(run: Run, claimed: ClaimedRun): Promise<RunRe
     for (const call of last.toolCalls) {
       if (journaled.has(call.id)) continue;
       if (call.argsError === undefined) toolFor(run, call.id, call.name);
-      run.attempts.set(call.id, since + 1);
+      run.attempts.set(callIdOf(call), since + 1);
     }
     const halted = await run.settleTurn(last, journaled);
     if (halted !== undefined) return run.halt(halted);
@@ -86,7 +87,7 @@ async function continueHalted(
         const answer: Answer = given ?? { id: waiting.request.id, ok: false, reason: "expired" };
         const { call, messageId } = findCall(run, waiting.callId);
         const tool = run.config.tools.get(waiting.tool) as Tool;
-        run.attempts!.set(call.id, since);
+        run.attempts!.set(callIdOf(call), since);
         if (run.listening) {
           run.emit({
             type: "tool_call",

@@ -6,6 +6,7 @@ import {
   type AssistantMessage,
   CHECKPOINT_VERSION,
   type Checkpoint,
+  callIdOf,
   emptyUsage,
   type FinishedResult,
   type JournalEntry,
@@ -92,6 +93,10 @@ export class Run {
   finishReason: string | undefined;
   private createdAt: string | undefined;
   private readonly startedMs: number;
+  /** Ids (`callIdOf`) of the run's calls in `messages[0, scannedTo)`; made at a second turn. */
+  private callIds: Set<string> | undefined;
+  /** Where this run's own messages start, then how far `callIds` has read. */
+  private scannedTo: number;
 
   constructor(
     readonly config: ResolvedConfig,
@@ -111,6 +116,9 @@ export class Run {
     this.stopReason = start.stopReason;
     this.finishReason = start.finishReason;
     this.startedMs = start.createdAt === undefined ? Date.now() : 0;
+    // A fresh run's history holds other runs' calls; a restored run cannot tell them apart
+    // from its own and counts them all (ids only need to be unique, not minimal).
+    this.scannedTo = start.createdAt === undefined ? start.messages.length : 0;
     this.extra =
       config.extra === undefined
         ? start.runExtra
@@ -151,14 +159,14 @@ export class Run {
     );
   }
 
-  attemptOf(callId: string): number {
-    return this.attempts?.get(callId) ?? 1;
+  attemptOf(call: ToolCall): number {
+    return this.attempts === undefined ? 1 : (this.attempts.get(callIdOf(call)) ?? 1);
   }
 
   /** The context of one call, without its budget (set per attempt). */
   context(call: ToolCall, messageId: string, answer?: Answer): ToolContext {
     return this.fill(
-      { messageId, callId: call.id, runId: this.runId, attempt: this.attemptOf(call.id) },
+      { messageId, callId: callIdOf(call), runId: this.runId, attempt: this.attemptOf(call) },
       answer,
     );
   }
@@ -355,11 +363,43 @@ export class Run {
         ids?.add(kept.id);
         toolCalls.push(kept);
       }
+      this.uniqueAcrossTurns(toolCalls);
       assistant.toolCalls = toolCalls;
     }
     this.messages.push(assistant);
     if (this.listening) this.emit({ type: "message", message: assistant, turn: this.turns });
     return assistant;
+  }
+
+  /**
+   * Gives a call whose id an earlier turn of the run already used a `runCallId`, derived from
+   * the turn and its position, so `runId` + `ctx.callId` never repeats within a run. It is in
+   * the transcript (and so in every checkpoint) before the call runs: a re-execution after a
+   * takeover or an answer sees the same id.
+   */
+  private uniqueAcrossTurns(toolCalls: ToolCall[]): void {
+    const { messages } = this;
+    // A run's first turn has nothing to compare with: no Set is made.
+    if (this.callIds === undefined && !hasCalls(messages, this.scannedTo)) {
+      this.scannedTo = messages.length;
+      return;
+    }
+    const earlier = (this.callIds ??= new Set());
+    for (; this.scannedTo < messages.length; this.scannedTo++) {
+      const message = messages[this.scannedTo]!;
+      if (message.role !== "assistant" || message.toolCalls === undefined) continue;
+      for (const call of message.toolCalls) earlier.add(callIdOf(call));
+    }
+    for (let i = 0; i < toolCalls.length; i++) {
+      const call = toolCalls[i]!;
+      if (!earlier.has(call.id)) continue;
+      let runCallId = `${call.id}@${this.turns}.${i}`;
+      // Only a provider sending such ids on purpose can make this collide; stay unique anyway.
+      for (let n = 2; earlier.has(runCallId) || toolCalls.some((c) => c.id === runCallId); n++) {
+        runCallId = `${call.id}@${this.turns}.${i}.${n}`;
+      }
+      toolCalls[i] = { ...call, runCallId };
+    }
   }
 
   /** Save a checkpoint, then report the halt. */
@@ -465,6 +505,15 @@ export class Run {
     if (this.listening) this.emit({ type: "done", result });
     return result;
   }
+}
+
+/** True when `messages` from `from` on hold an assistant turn with tool calls. */
+function hasCalls(messages: readonly Message[], from: number): boolean {
+  for (let i = from; i < messages.length; i++) {
+    const message = messages[i]!;
+    if (message.role === "assistant" && message.toolCalls !== undefined) return true;
+  }
+  return false;
 }
 
 /** A record for a journal entry whose call left none (it cannot happen today; kept total). */

@@ -3,6 +3,7 @@
 import {
   type Answer,
   addUsage,
+  callIdOf,
   error,
   isToolResult,
   pendingOf,
@@ -105,7 +106,7 @@ async function settleDirect(
   messageId: string,
 ): Promise<Settled> {
   const ctx = run.fill(
-    new CallContext(messageId, call.id, run.runId, run.attemptOf(call.id)),
+    new CallContext(messageId, callIdOf(call), run.runId, run.attemptOf(call)),
     undefined,
   );
   const started = performance.now();
@@ -203,7 +204,7 @@ export function attempt(
   state?: unknown,
 ): Promise<Attempt> {
   const ctx = run.fill(
-    new CallContext(messageId, call.id, run.runId, run.attemptOf(call.id)),
+    new CallContext(messageId, callIdOf(call), run.runId, run.attemptOf(call)),
     answer,
     state,
   );
@@ -419,7 +420,7 @@ export function recordCall(
     timedOut: attempt?.timedOut ?? false,
     durationMs: attempt?.durationMs ?? 0,
   };
-  if (run.journal !== undefined) record.attempt = run.attemptOf(call.id);
+  if (run.journal !== undefined) record.attempt = run.attemptOf(call);
   run.records.push(record);
   if (run.listening) {
     run.emit({

@@ -22,7 +22,7 @@ export type {
   Usage,
   UserMessage,
 } from "./messages.js";
-export { addUsage, emptyUsage, toolCall } from "./messages.js";
+export { addUsage, callIdOf, emptyUsage, toolCall } from "./messages.js";
 export type {
   Model,
   ModelCallOptions,

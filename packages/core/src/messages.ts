@@ -10,6 +10,18 @@ export interface ToolCall {
   rawArgs: string;
   /** Set when `rawArgs` is not a JSON object; the loop turns it into an error result. */
   argsError?: string;
+  /**
+   * Set by the loop when `id` repeats the id of a call of an earlier turn of the same run
+   * (providers may reuse ids across turns): the call's id within the run, which tools see as
+   * `ctx.callId`. Kept in the transcript so a re-execution sees the same id; `id` stays what the
+   * provider sent, so its tool result pairs with it.
+   */
+  runCallId?: string;
+}
+
+/** The id a call has within its run (`ctx.callId`): `runCallId` when set, else `id`. */
+export function callIdOf(call: ToolCall): string {
+  return call.runCallId ?? call.id;
 }
 
 /**
