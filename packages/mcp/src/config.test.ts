@@ -67,6 +67,38 @@ describe("the MCP config", () => {
     expect(spec).toMatchObject({ headers: { Authorization: "Bearer s3cr3t-value", X: "" } });
   });
 
+  it("expands ENV placeholders in a local server's env and the url, and lists the secrets to scrub", () => {
+    const [local, remote] = parseMcpConfig(
+      {
+        mcpServers: {
+          local: {
+            command: "srv",
+            env: {
+              TOKEN: env("HOST_TOKEN"),
+              MODE: "fast",
+              PATHS: "/tmp/a:/tmp/b",
+              KEY: "literal-key-1",
+            },
+          },
+          remote: { url: `https://x/mcp?key=${env("URL_KEY")}`, headers: { A: "abc" } },
+        },
+      },
+      { HOST_TOKEN: "tok-from-host", URL_KEY: "url-key-9" },
+    );
+    expect(local).toMatchObject({
+      env: { TOKEN: "tok-from-host", MODE: "fast", PATHS: "/tmp/a:/tmp/b", KEY: "literal-key-1" },
+    });
+    // Expanded values always; literal values from 8 characters on (short ones are settings).
+    expect(local?.kind === "local" && local.secrets).toEqual([
+      "tok-from-host",
+      "/tmp/a:/tmp/b",
+      "literal-key-1",
+    ]);
+    expect(remote).toMatchObject({ url: "https://x/mcp?key=url-key-9" });
+    // A header value shorter than 4 characters is not a secret; the URL's expansion is.
+    expect(remote?.kind === "remote" && remote.secrets).toEqual(["url-key-9"]);
+  });
+
   it("names tools sanitize(server)_sanitize(tool) and applies the tools filter", () => {
     expect(mcpToolName("git hub.v2", "search issues/all")).toBe("git_hub_v2_search_issues_all");
     expect(allowedTools(["a", "b", "c"], { a: true, zz: true })).toEqual(["a"]);
