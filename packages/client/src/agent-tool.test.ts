@@ -1,5 +1,6 @@
 import {
   type ModelRequest,
+  parseRequest,
   pending,
   type Request,
   type Tool,
@@ -182,8 +183,10 @@ describe("agentTool: sub-agents", () => {
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject({
       kind: "approval",
-      data: { agent: "searcher", path: ["research", "search"] },
+      route: { agent: "searcher", path: ["research", "search"] },
     });
+    // An approval carries no data of its own, and the escalation adds none.
+    expect(asked[0]!.data).toBeUndefined();
     expect(seen).toHaveLength(1);
     expect(seen[0]!.answer?.ok).toBe(true);
   });
@@ -215,7 +218,8 @@ describe("agentTool: sub-agents", () => {
     });
     const halted = await first.lead.run("find otters");
     if (halted.status !== "pending") throw new Error("expected the root to halt");
-    expect(halted.pending.data).toMatchObject({ agent: "searcher", path: ["research", "search"] });
+    expect(halted.pending.route).toEqual({ agent: "searcher", path: ["research", "search"] });
+    expect(halted.pending.data).toBeUndefined();
     expect(seen).toHaveLength(0);
     // Each level waits on its own request.
     expect(stores.searcher.list({ state: "waiting" })).toHaveLength(1);
@@ -243,6 +247,42 @@ describe("agentTool: sub-agents", () => {
     // A repeat of the answer changes nothing and runs nothing.
     expect((await second.lead.resume({ id: halted.pending.id, ok: true })).text).toBe(done.text);
     expect(seen).toHaveLength(1);
+  });
+
+  it("an escalated question keeps the asking tool's data as it was; the route says who asks", async () => {
+    const seen: ToolContext[] = [];
+    // The tool's own data uses the very keys the escalation route once overwrote.
+    const own = { path: "/srv/app/config.yaml", agent: "deploy-bot", schema: { type: "string" } };
+    const asked: Request[] = [];
+    const { lead } = team({
+      seen,
+      lookup: nativeTool({
+        name: "lookup",
+        description: "asks which file",
+        input: z.object({ q: z.string() }),
+        ctx: true,
+        run: ({ q }, ctx) => {
+          seen.push(ctx);
+          if (ctx.answer === undefined) {
+            return pending({ kind: "input", prompt: "Which file?", data: own });
+          }
+          return `found ${q} in ${String(ctx.answer.data?.file)}`;
+        },
+      }),
+      root: {
+        waitFor: (request) => {
+          asked.push(request);
+          return { id: request.id, ok: true, data: { file: request.data?.path } };
+        },
+      },
+    });
+    const done = await lead.run("find otters");
+    expect(done.text).toBe("lead: researcher: searcher: found otters in /srv/app/config.yaml");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.data).toEqual(own);
+    expect(asked[0]!.route).toEqual({ agent: "searcher", path: ["research", "search"] });
+    // The route is wire data: it survives JSON and the wire parser.
+    expect(parseRequest(JSON.stringify(asked[0])).route).toEqual(asked[0]!.route);
   });
 
   it("a child that asks twice: each question reaches the root's human in turn", async () => {

@@ -12,7 +12,9 @@ import {
   type ToolResult,
 } from "@toolnexus/core";
 import { EMIT } from "./call-signal.js";
+import type { ResolvedConfig } from "./config.js";
 import { recordAnswers, settleRun } from "./durable.js";
+import type { ParentTraceInfo } from "./instrumentation.js";
 import { configOf, startRun } from "./start.js";
 import type { Client, RunEvent, RunResult } from "./types.js";
 
@@ -48,8 +50,14 @@ const PROMPT_SCHEMA: JSONSchema = {
  * The child's tools see `ctx.agent` (the child's agent), the parent's `sessionId`, a `callId`
  * of their own and the parent's `extra` under the child's. The parent's signal and the call's
  * budget bound the whole child run. A question a child's tool asks escalates: the parent's
- * `waitFor` asks its human (the Request's `data.agent` and `data.path` say which agent asks),
- * or the parent halts durably, and the answer continues the child from its own checkpoint.
+ * `waitFor` asks its human, or the parent halts durably, and the answer continues the child from
+ * its own checkpoint. The escalated Request keeps the asking tool's `data` as it was; its
+ * `route` says which agent asks (`route.agent`) and through which agent tools (`route.path`,
+ * the outermost first).
+ *
+ * With an instrumentation, the child's runs are traced as the parent call's children (the
+ * parent's `ctx.traceCarrier`, no context manager needed), and marked as a sub-agent's
+ * (`RunTraceInfo.parent`), so a human's answer is measured once, where it was given.
  *
  * @example
  * const researcher = createClient({ model, tools: [search], agent: "researcher" });
@@ -98,15 +106,16 @@ export function agentTool(child: Client, options: AgentToolOptions): Tool {
         ctx?.runId !== undefined && ctx.callId !== undefined
           ? `${ctx.runId}/${ctx.callId}`
           : undefined;
+      const traced = underParent(ctx);
       try {
         let result: RunResult;
         // Only an answer to the child's own (escalated) question goes to the child; an approval
         // of this call itself (needsApproval, a hook) starts the child as usual.
         const answer = ctx?.answer;
         if (ctx !== undefined && answer?.id.endsWith(suffix)) {
-          result = await answered(answer, runId, ctx, sink);
+          result = await answered(traced, answer, runId, ctx, sink);
         } else {
-          result = await started(toPrompt(args), runId, ctx, sink);
+          result = await started(traced, toPrompt(args), runId, ctx, sink);
         }
         return toToolResult(result, runId);
       } catch (thrown) {
@@ -120,6 +129,28 @@ export function agentTool(child: Client, options: AgentToolOptions): Tool {
     },
   };
   if (options.timeoutMs !== undefined) tool.timeoutMs = options.timeoutMs;
+
+  /**
+   * The child's configuration for one call: its instrumentation (if any) told that each run it
+   * traces works for this call of the parent, whose trace context it nests under.
+   */
+  function underParent(ctx: ToolContext | undefined): ResolvedConfig {
+    const inner = config.instrumentation;
+    if (inner === undefined) return config;
+    let carrier: Record<string, string> | undefined;
+    try {
+      carrier = ctx?.traceCarrier?.();
+    } catch {
+      // A broken carrier only costs the nesting, never the call.
+      carrier = undefined;
+    }
+    const parent: ParentTraceInfo =
+      carrier === undefined ? { tool: name } : { tool: name, carrier };
+    return {
+      ...config,
+      instrumentation: { startRun: (info) => inner.startRun({ ...info, parent }) },
+    };
+  }
 
   /** Ends the child run `failed`; a parent call that runs again can still continue it by id. */
   async function abandon(runId: string, reason: unknown): Promise<void> {
@@ -146,6 +177,7 @@ export function agentTool(child: Client, options: AgentToolOptions): Tool {
 
   /** The first execution; after a crash of the parent's worker, the same child run again. */
   async function started(
+    config: ResolvedConfig,
     prompt: string,
     runId: string | undefined,
     ctx: ToolContext | undefined,
@@ -159,10 +191,15 @@ export function agentTool(child: Client, options: AgentToolOptions): Tool {
       ...(extra === undefined ? {} : { extra }),
       ...(ctx?.signal === undefined ? {} : { signal: ctx.signal }),
     };
+    // Started by an earlier attempt of this call (a takeover after a crash): reattach to it
+    // rather than try a start the store refuses (and a trace records as a failure).
+    if (runId !== undefined && (await config.runs.getRun(runId)) !== undefined) {
+      return settleRun(config, runId, ctx?.signal, sink);
+    }
     try {
       return await startRun(config, prompt, runOptions, sink === undefined ? {} : { sink });
     } catch (thrown) {
-      // Already started by an earlier attempt of this call: reattach to it.
+      // Started by a concurrent attempt between the check and the start: reattach to it.
       if (runId !== undefined && (thrown as { code?: unknown })?.code === "run_exists") {
         return settleRun(config, runId, ctx?.signal, sink);
       }
@@ -172,6 +209,7 @@ export function agentTool(child: Client, options: AgentToolOptions): Tool {
 
   /** The human answered the child's question: record it on the child's run and continue it. */
   async function answered(
+    config: ResolvedConfig,
     answer: Answer,
     runId: string | undefined,
     ctx: ToolContext,
@@ -202,17 +240,16 @@ export function agentTool(child: Client, options: AgentToolOptions): Tool {
     return escalate(result.pending);
   }
 
+  /** The child's question as this call's: the tool's own data untouched, the way up in `route`. */
   function escalate(request: Request): ToolResult {
-    const data = { ...(request.data ?? {}) };
-    data.agent ??= childAgent;
-    const path = Array.isArray(data.path) ? data.path : [];
-    data.path = [name, ...path];
+    const route = request.route ?? { agent: childAgent, path: [] };
     const init: Parameters<typeof pending>[0] = {
       id: `${request.id}${suffix}`,
       kind: request.kind,
       prompt: request.prompt,
-      data,
+      route: { agent: route.agent, path: [name, ...route.path] },
     };
+    if (request.data !== undefined) init.data = request.data;
     if (request.url !== undefined) init.url = request.url;
     if (request.expiresAt !== undefined) init.expiresAt = request.expiresAt;
     return pending(init);

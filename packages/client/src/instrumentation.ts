@@ -1,14 +1,15 @@
 // The seam tracing and metrics plug into (`@toolnexus/otel` is one user). The loop calls these
 // hooks only when an instrumentation is configured; without one, a run pays for a single check.
-import type {
-  Answer,
-  Message,
-  ModelRequest,
-  ModelResponse,
-  Request,
-  RunResult,
-  ToolCall,
-  ToolResult,
+import {
+  type Answer,
+  error,
+  type Message,
+  type ModelRequest,
+  type ModelResponse,
+  type Request,
+  type RunResult,
+  type ToolCall,
+  type ToolResult,
 } from "@toolnexus/core";
 
 /** What an instrumentation learns when a run, a resume or a continuation starts. */
@@ -18,6 +19,11 @@ export interface RunTraceInfo {
   agent: string | undefined;
   /** The model's id. */
   model: string;
+  /**
+   * The provider the model's adapter talks to (`Model.provider`, e.g. `"openai"`), when it says;
+   * OpenTelemetry's `gen_ai.provider.name`.
+   */
+  provider?: string;
   /** `"run"`: a fresh prompt; `"continue"`: a stored run continued (a resume, a worker). */
   kind: "run" | "continue";
   /** Continuations: what {@link RunTrace.carrier} returned when the run was last written. */
@@ -26,6 +32,19 @@ export interface RunTraceInfo {
   pending?: readonly { request: Request; answer?: Answer }[];
   /** The transcript so far (for instrumentations that record prompts, when told to). */
   messages: readonly Message[];
+  /**
+   * Set when the run is a sub-agent's (`agentTool`), working for a call of a parent run: its
+   * questions are escalated to the parent, so the human answers them at a level above.
+   */
+  parent?: ParentTraceInfo;
+}
+
+/** The parent call a sub-agent's run works for. */
+export interface ParentTraceInfo {
+  /** The parent's tool name (the agent tool). */
+  tool: string;
+  /** The parent call's trace context as propagation headers (its `ctx.traceCarrier`), if traced. */
+  carrier?: Record<string, string>;
 }
 
 /** How one execution of a tool went. */
@@ -33,6 +52,8 @@ export interface ToolOutcome {
   result: ToolResult;
   timedOut: boolean;
   durationMs: number;
+  /** When the tool threw (its result is then the error's message): what it threw. */
+  thrown?: unknown;
 }
 
 /** What an instrumentation learns about one tool execution. */
@@ -91,4 +112,21 @@ export function traced(trace: RunTrace | undefined, work: Promise<RunResult>): P
       throw error;
     },
   );
+}
+
+// What each tool threw, by the error result made of it: the loop keeps only the result, the
+// trace wants the exception too (its type, and its message on opt-in).
+const thrownBy = new WeakMap<ToolResult, unknown>();
+
+/** The error result of a tool that threw `thrown`, remembered for the tool's trace. */
+export function thrownResult(thrown: unknown, message: string): ToolResult {
+  const result = error(message);
+  thrownBy.set(result, thrown);
+  return result;
+}
+
+/** The outcome with what the tool threw, when its result came from a throw. */
+export function withThrown<O extends ToolOutcome>(outcome: O): O {
+  if (!thrownBy.has(outcome.result)) return outcome;
+  return { ...outcome, thrown: thrownBy.get(outcome.result) };
 }

@@ -1,6 +1,6 @@
 import { randomId } from "./ids.js";
 import type { ToolResult } from "./result.js";
-import type { Request, RequestKind } from "./wire.js";
+import { type Request, type RequestKind, type RequestRoute, routeOf } from "./wire.js";
 
 /** What `pending()` takes: a Request whose `id` is optional and whose `expiresAt` may be a Date. */
 export interface PendingInit {
@@ -12,6 +12,8 @@ export interface PendingInit {
   expiresAt?: Date | number | string;
   /** Leave it out and a unique, unguessable id is generated. */
   id?: string;
+  /** An escalated question's origin (set by `agentTool`; see {@link Request.route}). */
+  route?: RequestRoute;
   /**
    * What the tool needs back to go on after the answer (a server's opaque continuation token,
    * say): JSON data kept with the suspension, in the durable checkpoint too, and handed back
@@ -45,6 +47,13 @@ export function pending(init: PendingInit): ToolResult {
   if (init.url !== undefined) request.url = init.url;
   if (init.data !== undefined) request.data = init.data;
   if (init.expiresAt !== undefined) request.expiresAt = toIso(init.expiresAt, "expiresAt");
+  if (init.route !== undefined) {
+    const route = routeOf(init.route);
+    if (route === undefined) {
+      throw new TypeError('pending(): "route" must be { agent: string, path: string[] }');
+    }
+    request.route = route;
+  }
   const output = request.url === undefined ? request.prompt : `${request.prompt}\n${request.url}`;
   const metadata: Record<string, unknown> = { pending: request };
   if (init.state !== undefined) metadata[RESUME_STATE] = init.state;
