@@ -77,6 +77,7 @@ export function startRun(
     sessionId: run.sessionId,
     agent: config.agent,
     model: config.model.id,
+    provider: config.model.provider,
     kind: "run",
     messages,
   });
