@@ -5,6 +5,7 @@ import { link, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/prom
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { editTool } from "./edit.js";
+import { globTool } from "./glob.js";
 import { grepTool } from "./grep.js";
 import { readTool } from "./read.js";
 import { type Sandbox, SECRET, sandbox } from "./test-support.js";
@@ -97,6 +98,21 @@ describe("a parent folder swapped for a symbolic link during the call", () => {
     expect(written).toBeGreaterThan(0);
     expect((await readdir(box.outsideDir)).sort()).toEqual(["f.txt", "secret.txt"]);
     expect(await readFile(path.join(box.outsideDir, "f.txt"), "utf8")).toBe(SECRET);
+  }, 120_000);
+  it("glob and grep never list or read a folder outside the root", async () => {
+    await startRacer();
+    const glob = globTool({ root: box.root });
+    const grep = grepTool({ root: box.root });
+    let listed = 0;
+    for (let i = 0; i < 1_500; i++) {
+      const found = await glob.execute({ pattern: "**/*.txt" });
+      expect(found.output).not.toContain("secret.txt");
+      if (found.output.includes("d/f.txt")) listed++;
+      const matched = await grep.execute({ pattern: "secret" });
+      expect(matched.output).toBe("");
+    }
+    expect(racer?.exitCode).toBe(null); // still racing
+    expect(listed).toBeGreaterThan(0);
   }, 120_000);
 });
 

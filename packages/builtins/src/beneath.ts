@@ -5,8 +5,8 @@
 // O_NOFOLLOW: a link swapped in anywhere on the path makes the open fail instead of leaving the
 // root. Elsewhere the file is opened by path and then verified: its device and inode must be
 // those of the path resolved again after the open, inside the root.
-import { constants, existsSync } from "node:fs";
-import { type FileHandle, mkdir, open, realpath, stat, unlink } from "node:fs/promises";
+import { constants, type Dirent, existsSync } from "node:fs";
+import { type FileHandle, mkdir, open, readdir, realpath, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { within } from "./confine.js";
 
@@ -92,13 +92,36 @@ async function openByDescriptors(
   }
 }
 
+/**
+ * Lists the folder `real` (inside `realRoot`): on Linux reached from the root one name at a
+ * time, never through a link, so a folder swapped for a link during a walk is not listed.
+ */
+export async function listBeneath(realRoot: string, real: string): Promise<Dirent[]> {
+  if (!FD_DIR) return readdir(real, { withFileTypes: true });
+  if (!within(realRoot, real)) throw new ConfinementError("it is not inside the root folder");
+  const rel = path.relative(realRoot, real);
+  const dir = await openDescending(realRoot, rel === "" ? [] : rel.split(path.sep), false);
+  try {
+    return await readdir(path.join(FD_DIR, String(dir.fd)), { withFileTypes: true });
+  } finally {
+    await dir.close();
+  }
+}
+
 /** The folder holding `real`, reached from the root one name at a time, never through a link. */
 async function openParent(realRoot: string, real: string, create: boolean): Promise<FileHandle> {
   const rel = path.relative(realRoot, real);
   if (rel === "" || !within(realRoot, real)) {
     throw new ConfinementError("it is not a file inside the root folder");
   }
-  const names = rel.split(path.sep).slice(0, -1);
+  return openDescending(realRoot, rel.split(path.sep).slice(0, -1), create);
+}
+
+async function openDescending(
+  realRoot: string,
+  names: string[],
+  create: boolean,
+): Promise<FileHandle> {
   let dir = await open(realRoot, constants.O_RDONLY | DIRECTORY);
   try {
     for (const name of names) {

@@ -26,6 +26,8 @@ export interface SearchStart {
   shown: string;
   real: string;
   isFile: boolean;
+  /** The root with its links resolved: the walk stays beneath it. */
+  realRoot: string;
 }
 
 export async function searchStart(
@@ -41,7 +43,12 @@ export async function searchStart(
   if (!stats.isDirectory() && !stats.isFile()) {
     return error(`${tool}: refused ${JSON.stringify(input)}: it is not a folder or a file`);
   }
-  return { shown: input ?? root.path, real: resolved.real, isFile: stats.isFile() };
+  return {
+    shown: input ?? root.path,
+    real: resolved.real,
+    isFile: stats.isFile(),
+    realRoot: await root.real(),
+  };
 }
 
 /** The files of a search: the one file, or the walk of the folder. */
@@ -50,7 +57,7 @@ export async function* filesOf(start: SearchStart, limit: CallLimit): AsyncGener
     yield { full: start.real, rel: path.basename(start.real) };
     return;
   }
-  yield* walkFiles(start.real, limit);
+  yield* walkFiles(start.realRoot, start.real, limit);
 }
 
 /** A found file as printed: `path.join(<path argument or root>, <relative path>)`. */

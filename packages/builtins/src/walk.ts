@@ -1,8 +1,8 @@
 // The folder walk grep and glob share: depth first, names sorted (so results do not depend on
 // the file system's order), .git and node_modules skipped, symbolic links never followed (a link
 // cannot lead the walk out of the root or into a loop).
-import { opendir } from "node:fs/promises";
 import path from "node:path";
+import { listBeneath } from "./beneath.js";
 import type { CallLimit } from "./limit.js";
 
 const SKIPPED = new Set([".git", "node_modules"]);
@@ -15,15 +15,22 @@ export interface WalkedFile {
   rel: string;
 }
 
-/** Regular files under `dir`, in sorted depth-first order; stops when `limit` stops. */
-export async function* walkFiles(dir: string, limit: CallLimit): AsyncGenerator<WalkedFile> {
+/**
+ * Regular files under `dir` (inside `realRoot`), in sorted depth-first order; stops when `limit`
+ * stops. A folder replaced by a link while the walk runs is skipped (see listBeneath).
+ */
+export async function* walkFiles(
+  realRoot: string,
+  dir: string,
+  limit: CallLimit,
+): AsyncGenerator<WalkedFile> {
   const stack: { full: string; rel: string }[] = [{ full: dir, rel: "" }];
   while (stack.length > 0) {
     limit.check();
     const folder = stack.pop() as { full: string; rel: string };
     const names: { name: string; kind: "dir" | "file" }[] = [];
     try {
-      for await (const entry of await opendir(folder.full)) {
+      for (const entry of await listBeneath(realRoot, folder.full)) {
         if (entry.isDirectory()) {
           if (!SKIPPED.has(entry.name)) names.push({ name: entry.name, kind: "dir" });
         } else if (entry.isFile()) names.push({ name: entry.name, kind: "file" });
