@@ -10,7 +10,11 @@ function load(): typeof BetterSqlite3 {
   // at process exit on Node >= 24.19).
   if (loaded) return loaded;
   try {
-    loaded = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
+    const Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
+    // Its native binary loads with the first database: an in-memory one tells a broken install
+    // from a problem with the store's file.
+    new Database(":memory:").close();
+    loaded = Database;
   } catch (cause) {
     // An optional dependency: its native build may have failed, or been skipped, at install.
     throw new Error(
