@@ -14,7 +14,9 @@ import { createClient } from "@toolnexus/client";
 import {
   type AdapterHarness,
   adapterSuite,
+  type KitErrorReport,
   type KitTurn,
+  kitOptions,
   sseEvent,
 } from "@toolnexus/provider-utils/testing";
 import { anthropic } from "./index.js";
@@ -184,7 +186,7 @@ export const messagesHarness: AdapterHarness = {
       apiKey: settings.apiKey,
       retries: settings.retries,
       retryBaseMs: settings.retryBaseMs,
-      ...(settings.fetch === undefined ? {} : { fetch: settings.fetch }),
+      ...kitOptions(settings),
     }),
   json: message,
   sse: stream,
@@ -206,7 +208,25 @@ export const messagesHarness: AdapterHarness = {
     );
   },
   usageDetails: ["cacheReadTokens", "cacheWriteTokens", "reasoningTokens"],
+  // Anthropic's errors have a type and no code.
+  errorReport: {
+    http: (_status, report) => anthropicError(report),
+    body: anthropicError,
+    stream: (report) => event(anthropicError(report)),
+  },
+  baseUrlEnv: {
+    variable: "ANTHROPIC_BASE_URL",
+    model: (apiKey) => anthropic({ model: "claude-sonnet-4-5", apiKey }),
+  },
   createClient,
 };
+
+function anthropicError(report: KitErrorReport): ErrorResponse {
+  return {
+    type: "error",
+    error: { type: report.type, message: report.message } as ErrorResponse["error"],
+    request_id: "req_kit",
+  };
+}
 
 await adapterSuite("anthropic (Messages API)", messagesHarness);

@@ -3,7 +3,13 @@
 // abort, key redaction and the client scenarios, on payloads shaped as the recordings in
 // src/__fixtures__.
 import { createClient } from "@toolnexus/client";
-import { type AdapterHarness, adapterSuite } from "@toolnexus/provider-utils/testing";
+import {
+  type AdapterHarness,
+  adapterSuite,
+  type KitErrorReport,
+  kitOptions,
+  sseEvent,
+} from "@toolnexus/provider-utils/testing";
 import { google } from "./index.js";
 import { errorBody, response, stream } from "./test-fixtures.js";
 import type { GenerateContentRequest } from "./wire.js";
@@ -17,7 +23,7 @@ export const geminiHarness: AdapterHarness = {
       apiKey: settings.apiKey,
       retries: settings.retries,
       retryBaseMs: settings.retryBaseMs,
-      ...(settings.fetch === undefined ? {} : { fetch: settings.fetch }),
+      ...kitOptions(settings),
     }),
   json: response,
   sse: stream,
@@ -42,7 +48,34 @@ export const geminiHarness: AdapterHarness = {
   },
   generatedCallIds: true,
   usageDetails: ["cacheReadTokens", "reasoningTokens"],
+  errorReport: {
+    http: (_status, report) => googleError(report),
+    body: googleError,
+    stream: (report) => sseEvent(googleError(report)),
+  },
+  baseUrlEnv: {
+    variable: "GOOGLE_GEMINI_BASE_URL",
+    model: (apiKey) => google({ model: "gemini-3-pro-preview", apiKey }),
+  },
   createClient,
 };
+
+/** Google's error: the kind in `status`, the reason in an `ErrorInfo` detail. */
+function googleError(report: KitErrorReport): unknown {
+  return {
+    error: {
+      code: report.status,
+      message: report.message,
+      status: report.type,
+      details: [
+        {
+          "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+          reason: report.code,
+          domain: "googleapis.com",
+        },
+      ],
+    },
+  };
+}
 
 await adapterSuite("google (Gemini API)", geminiHarness);

@@ -6,7 +6,9 @@ import { createClient } from "@toolnexus/client";
 import {
   type AdapterHarness,
   adapterSuite,
+  type KitErrorReport,
   type KitTurn,
+  kitOptions,
   sseEvent,
 } from "@toolnexus/provider-utils/testing";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
@@ -139,7 +141,7 @@ export const chatHarness: AdapterHarness = {
       apiKey: settings.apiKey,
       retries: settings.retries,
       retryBaseMs: settings.retryBaseMs,
-      ...(settings.fetch === undefined ? {} : { fetch: settings.fetch }),
+      ...kitOptions(settings),
     }),
   json: completion,
   sse: stream,
@@ -166,7 +168,23 @@ export const chatHarness: AdapterHarness = {
     return results;
   },
   usageDetails: ["cacheReadTokens", "reasoningTokens"],
+  errorReport: {
+    http: (_status, report) => openaiError(report),
+    // OpenAI-compatible servers (OpenRouter, vLLM) send errors in 200 bodies and chunks too.
+    body: openaiError,
+    stream: (report) => sseEvent(openaiError(report)),
+  },
+  baseUrlEnv: {
+    variable: "OPENAI_BASE_URL",
+    model: (apiKey) => openai({ model: "gpt-4o-mini", apiKey }),
+  },
   createClient,
 };
+
+function openaiError(report: KitErrorReport): { error: ErrorObject } {
+  return {
+    error: { message: report.message, type: report.type, param: null, code: report.code },
+  };
+}
 
 await adapterSuite("openai (Chat Completions)", chatHarness);

@@ -9,6 +9,7 @@ import type {
   ToolSpec,
   Usage,
 } from "@toolnexus/core";
+import { type KitErrorReport, trustScenarios } from "./adapter-suite-trust.js";
 import { ProviderError } from "./errors.js";
 import type { FetchFunction } from "./http.js";
 import {
@@ -66,6 +67,31 @@ export interface KitModelSettings {
   retryBaseMs: number;
   /** Set by the byte-split scenario only: serve from memory instead of the mock server. */
   fetch?: FetchFunction;
+  /** Extra request headers (a gateway's own credential), set by the redirect scenarios. */
+  headers?: Record<string, string>;
+  /** The adapter's size caps, set by the cap scenarios. */
+  maxErrorBodyBytes?: number;
+  maxEventBytes?: number;
+  maxResponseBytes?: number;
+}
+
+/**
+ * The optional settings of `settings` that are set (`fetch`, `headers`, the size caps), to spread
+ * into the adapter's options: `myModel({ baseUrl, apiKey, ...kitOptions(settings) })`.
+ */
+export function kitOptions(
+  settings: KitModelSettings,
+): Pick<
+  KitModelSettings,
+  "fetch" | "headers" | "maxErrorBodyBytes" | "maxEventBytes" | "maxResponseBytes"
+> {
+  const out: ReturnType<typeof kitOptions> = {};
+  if (settings.fetch !== undefined) out.fetch = settings.fetch;
+  if (settings.headers !== undefined) out.headers = settings.headers;
+  if (settings.maxErrorBodyBytes !== undefined) out.maxErrorBodyBytes = settings.maxErrorBodyBytes;
+  if (settings.maxEventBytes !== undefined) out.maxEventBytes = settings.maxEventBytes;
+  if (settings.maxResponseBytes !== undefined) out.maxResponseBytes = settings.maxResponseBytes;
+  return out;
 }
 
 /** The part of a client's run event the client scenarios read (`{ type: "done", result }`). */
@@ -98,6 +124,21 @@ export interface AdapterHarness {
   sse(turn: KitTurn): string;
   /** The provider's error body for an HTTP status, carrying `message` as its human-readable text. */
   errorBody(status: number, message: string): unknown;
+  /**
+   * The provider's error reports carrying every field of `report` it has (message, type, code):
+   * as the body of an HTTP error (`http`), inside a 200 JSON body (`body`) and as an event of a
+   * stream (`stream`, the whole SSE text). The trust scenarios put the key in each field.
+   */
+  errorReport: {
+    http(status: number, report: KitErrorReport): unknown;
+    body(report: KitErrorReport): unknown;
+    stream(report: KitErrorReport): string;
+  };
+  /**
+   * The environment variable the adapter reads its base URL from (e.g. `"OPENAI_BASE_URL"`),
+   * and the model built without a `baseUrl` option, so that it reads that variable.
+   */
+  baseUrlEnv: { variable: string; model(apiKey: string): Model };
   /** True when the request asked for a streamed answer. */
   isStream(request: RecordedRequest): boolean;
   /** How many assistant (model) turns the request's transcript already holds. */
@@ -222,7 +263,8 @@ async function collect(stream: AsyncIterable<ModelStreamPart>): Promise<Collecte
  * server) works in a project without vitest. Await it at the top level of the test file.
  */
 export async function adapterSuite(name: string, harness: AdapterHarness): Promise<void> {
-  const { afterEach, describe, expect, it } = await import("vitest");
+  const vitest = await import("vitest");
+  const { afterEach, describe, expect, it } = vitest;
   describe(`adapter suite: ${name}`, () => {
     let server: MockServer | undefined;
     afterEach(async () => {
@@ -516,6 +558,20 @@ export async function adapterSuite(name: string, harness: AdapterHarness): Promi
         await expect(model().generate(ASK(), { signal: controller.signal })).rejects.toBe(reason);
         expect(server?.requests).toHaveLength(0);
       });
+    });
+
+    trustScenarios(vitest, {
+      provider: harness.provider,
+      apiKey: KIT_API_KEY,
+      model: (settings) => harness.model({ ...settings, apiKey: KIT_API_KEY, retryBaseMs: 1 }),
+      okReply: (request) =>
+        harness.isStream(request)
+          ? { chunks: [harness.sse(TEXT_TURN)] }
+          : { json: harness.json(TEXT_TURN) },
+      errorReport: harness.errorReport,
+      baseUrlEnv: harness.baseUrlEnv,
+      request: ASK(),
+      expectedText: TEXT_TURN.text ?? "",
     });
 
     describe("the API key", () => {

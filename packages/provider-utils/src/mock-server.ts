@@ -63,6 +63,11 @@ export interface MockServer {
   url: string;
   /** Every request received so far, in arrival order. */
   requests: RecordedRequest[];
+  /**
+   * The body bytes of each streamed reply that the client took, by request index: writes wait
+   * for the socket to drain, so this stops growing soon after the client stops reading.
+   */
+  sent: number[];
   /** Stops the server and destroys open connections. */
   close(): Promise<void>;
 }
@@ -77,6 +82,7 @@ export async function startMockServer(
   script: readonly MockReply[] | MockHandler,
 ): Promise<MockServer> {
   const requests: RecordedRequest[] = [];
+  const sent: number[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
@@ -101,11 +107,11 @@ export async function startMockServer(
     return reply;
   };
 
-  const answer = async (res: ServerResponse, reply: MockReply): Promise<void> => {
+  const answer = async (res: ServerResponse, reply: MockReply, index: number): Promise<void> => {
     if ("delayMs" in reply) {
       await wait(reply.delayMs);
       if (closed) return;
-      return answer(res, reply.reply);
+      return answer(res, reply.reply, index);
     }
     if ("chunks" in reply) {
       res.writeHead(reply.status ?? 200, {
@@ -116,7 +122,13 @@ export async function startMockServer(
       res.flushHeaders();
       for (const chunk of reply.chunks) {
         if (closed || res.destroyed) return;
-        res.write(chunk);
+        const flushed = res.write(chunk);
+        sent[index] =
+          (sent[index] ?? 0) +
+          (typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.byteLength);
+        // Backpressure: a client that stopped reading stops the writes (a huge reply is not
+        // buffered here whole).
+        if (!flushed) await drained(res);
         await wait(reply.chunkDelayMs ?? 2);
       }
       if (reply.drop) res.socket?.destroy();
@@ -171,7 +183,7 @@ export async function startMockServer(
         const reason = thrown instanceof Error ? thrown.message : String(thrown);
         reply = { status: 500, text: `mock server script failed: ${reason}` };
       }
-      answer(res, reply).catch(() => res.socket?.destroy());
+      answer(res, reply, index).catch(() => res.socket?.destroy());
     });
   });
   server.on("connection", (socket: Socket) => {
@@ -188,6 +200,7 @@ export async function startMockServer(
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    sent,
     close: async () => {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
@@ -196,6 +209,19 @@ export async function startMockServer(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Resolves when `res` can take more data, or is closed. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
 }
 
 /** Where {@link splitBytes} cuts: before a marker, or `offset` bytes into it. */

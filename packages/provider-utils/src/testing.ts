@@ -12,7 +12,8 @@ export type {
   KitToolResult,
   KitTurn,
 } from "./adapter-suite.js";
-export { adapterSuite, KIT_API_KEY } from "./adapter-suite.js";
+export { adapterSuite, KIT_API_KEY, kitOptions } from "./adapter-suite.js";
+export type { KitErrorReport } from "./adapter-suite-trust.js";
 export type {
   ByteCut,
   DelayedReply,

@@ -2,7 +2,13 @@
 // text, function calls, parallel calls, streaming split at every byte, usage, errors and
 // retries, abort, key redaction and the client scenarios.
 import { createClient } from "@toolnexus/client";
-import { type AdapterHarness, adapterSuite } from "@toolnexus/provider-utils/testing";
+import {
+  type AdapterHarness,
+  adapterSuite,
+  type KitErrorReport,
+  kitOptions,
+  sseEvent,
+} from "@toolnexus/provider-utils/testing";
 import { openaiResponses } from "../index.js";
 import { response, stream } from "./test-fixtures.js";
 import type { ResponsesRequestBody } from "./wire.js";
@@ -16,7 +22,7 @@ export const responsesHarness: AdapterHarness = {
       apiKey: settings.apiKey,
       retries: settings.retries,
       retryBaseMs: settings.retryBaseMs,
-      ...(settings.fetch === undefined ? {} : { fetch: settings.fetch }),
+      ...kitOptions(settings),
     }),
   json: response,
   sse: stream,
@@ -51,7 +57,40 @@ export const responsesHarness: AdapterHarness = {
     return results;
   },
   usageDetails: ["cacheReadTokens", "reasoningTokens"],
+  errorReport: {
+    http: (_status, report) => ({
+      error: { message: report.message, type: report.type, param: null, code: report.code },
+    }),
+    // A response that failed: `status: "failed"` with its error.
+    body: (report) => ({
+      id: "resp_kit_failed",
+      object: "response",
+      status: "failed",
+      error: errorOf(report),
+      output: [],
+    }),
+    stream: (report) =>
+      // The event's own `type` is "error"; the error's kind goes in `code`.
+      sseEvent(
+        {
+          type: "error",
+          code: report.code,
+          message: `${report.message} (${report.type})`,
+          param: null,
+          sequence_number: 1,
+        },
+        "error",
+      ),
+  },
+  baseUrlEnv: {
+    variable: "OPENAI_BASE_URL",
+    model: (apiKey) => openaiResponses({ model: "gpt-5-mini", apiKey }),
+  },
   createClient,
 };
+
+function errorOf(report: KitErrorReport): { code: string; message: string; type: string } {
+  return { code: report.code, message: report.message, type: report.type };
+}
 
 await adapterSuite("openai (Responses API)", responsesHarness);
