@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { link, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { applyPatchTool } from "./apply-patch.js";
 import { editTool } from "./edit.js";
 import { globTool } from "./glob.js";
 import { grepTool } from "./grep.js";
@@ -135,6 +136,13 @@ describe("hard links", () => {
       content: "overwritten",
     });
     expect(write.output).toMatch(/^write: refused "hard.txt": it is a hard link/);
+    expect(await readFile(box.outside, "utf8")).toBe(SECRET);
+
+    const patch = await applyPatchTool({ root: box.root, needsApproval: false }).execute({
+      patchText:
+        "*** Begin Patch\n*** Update File: hard.txt\n@@\n-outside secret\n+changed\n*** End Patch",
+    });
+    expect(patch.output).toMatch(/^apply_patch: refused "hard.txt": it is a hard link/);
     expect(await readFile(box.outside, "utf8")).toBe(SECRET);
 
     const grep = await grepTool({ root: box.root }).execute({ pattern: "secret" });
