@@ -127,3 +127,57 @@ describe("checkBaseUrl", () => {
     expect(() => checkBaseUrl("openai", "baseUrl", 42)).toThrow(TypeError);
   });
 });
+
+describe("credentials in a base URL", () => {
+  const forms = [
+    "http://kit-user:kit-pass-2f9a@127.0.0.1:8080/v1",
+    "https://kit-pass-2f9a@api.example.com/v1",
+    "kit-user:kit-pass-2f9a@localhost:8787/v1",
+    "http:kit-user:kit-pass-2f9a@localhost/v1",
+  ];
+  for (const form of forms) {
+    it(`refuses ${form.replace("kit-pass-2f9a", "<password>")} without echoing it`, async () => {
+      const { BaseUrlCredentialsError } = await import("./errors.js");
+      const thrown = (() => {
+        try {
+          checkBaseUrl("openai", "OPENAI_BASE_URL", form);
+        } catch (error) {
+          return error as Error;
+        }
+        return undefined;
+      })();
+      expect(thrown).toBeInstanceOf(BaseUrlCredentialsError);
+      expect(`${thrown?.message} ${thrown?.stack}`).not.toContain("kit-pass-2f9a");
+      expect(thrown?.message).not.toContain("kit-user");
+      expect(thrown?.message).toContain("OPENAI_BASE_URL");
+    });
+  }
+
+  it("an @ after the host (in the path or query) is fine", () => {
+    expect(checkBaseUrl("x", "baseUrl", "https://host/v1/@team?x=a@b")).toBe(
+      "https://host/v1/@team?x=a@b",
+    );
+  });
+});
+
+describe("credentialValues", () => {
+  it("takes any header whose name says it holds a secret", () => {
+    expect(
+      credentialValues({
+        "x-portkey-api-key": "a1",
+        "Helicone-Auth": "a2",
+        "x-session-token": "a3",
+        "anthropic-beta": "tools",
+      }),
+    ).toEqual(["a1", "a2", "a3"]);
+  });
+});
+
+describe("redactCut", () => {
+  it("redacts the start of a secret left at the end of a cut text", async () => {
+    const { redactCut } = await import("./redact.js");
+    expect(redactCut("body sk-abcdef", ["sk-abcdefghijk"])).toBe("body [redacted]");
+    expect(redactCut("body sk-abcdefghijk tail", ["sk-abcdefghijk"])).toBe("body [redacted] tail");
+    expect(redactCut("body", ["sk-abcdefghijk"])).toBe("body");
+  });
+});
