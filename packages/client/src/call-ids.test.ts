@@ -60,8 +60,8 @@ describe("ctx.callId is unique within a run", () => {
     ];
     const model = scriptedModel([...turns(), ...turns()]);
     const client = createClient({ model, tools: [api.charge] });
-    const a = await client.ask("s1", "pay");
-    const b = await client.ask("s1", "pay again");
+    const a = await client.ask("pay", { sessionId: "s1" });
+    const b = await client.ask("pay again", { sessionId: "s1" });
     expect([...api.charged.keys()]).toEqual([`${a.runId}:call_0`, `${b.runId}:call_0`]);
   });
 

@@ -2,7 +2,7 @@
 // expiries to a halted turn, run again the calls that were in flight, then go on looping.
 import {
   type Answer,
-  CheckpointError,
+  type Checkpoint,
   type ClaimedRun,
   callIdOf,
   type JournalEntry,
@@ -11,7 +11,7 @@ import {
   type ToolCall,
 } from "@toolnexus/core";
 import { settleAll } from "./fan-out.js";
-import { fingerprint } from "./fingerprint.js";
+import { checkPending, findCall, toolFor } from "./preflight.js";
 import type { Run, Settled } from "./run.js";
 import { afterAnswer, isExpired } from "./suspension.js";
 import type { RunResult } from "./types.js";
@@ -30,14 +30,14 @@ export async function continueFrom(run: Run, claimed: ClaimedRun): Promise<RunRe
   run.attempts = new Map();
   if (checkpoint.pending.length > 0) {
     const answers = new Map(claimed.answers.map((answer) => [answer.id, answer]));
-    return continueHalted(run, checkpoint.pending, journaled, answers, since);
+    return continueHalted(run, checkpoint, journaled, answers, since);
   }
   const last = run.messages[run.messages.length - 1];
   if (last?.role === "assistant" && last.toolCalls !== undefined && last.toolCalls.length > 0) {
     // The turn was in flight: its unjournaled calls run again, one attempt further on.
     for (const call of last.toolCalls) {
       if (journaled.has(call.id)) continue;
-      if (call.argsError === undefined) toolFor(run, call.id, call.name);
+      if (call.argsError === undefined) toolFor(run.config, run.runId, call.id, call.name);
       run.attempts.set(callIdOf(call), since + 1);
     }
     const halted = await run.settleTurn(last, journaled);
@@ -51,22 +51,15 @@ export async function continueFrom(run: Run, claimed: ClaimedRun): Promise<RunRe
 
 async function continueHalted(
   run: Run,
-  pending: readonly PendingCall[],
+  checkpoint: Checkpoint,
   journaled: ReadonlyMap<string, JournalEntry>,
   answers: ReadonlyMap<string, Answer>,
   since: number,
 ): Promise<RunResult> {
+  const { pending } = checkpoint;
   // Check every call that will run before running any, so a misconfigured worker changes nothing.
   for (const waiting of pending) {
-    if (journaled.has(waiting.callId)) continue;
-    const tool = toolFor(run, waiting.request.id, waiting.tool);
-    if (fingerprint(tool.name, waiting.args) !== waiting.fingerprint) {
-      throw new CheckpointError(
-        waiting.request.id,
-        `the arguments stored for call ${waiting.callId} do not match its fingerprint; the checkpoint was altered`,
-      );
-    }
-    findCall(run, waiting.callId);
+    if (!journaled.has(waiting.callId)) checkPending(run.config, checkpoint, waiting);
   }
   // Answered calls run again at most `maxConcurrentTools` at a time, like a turn's calls.
   const outcomes = await settleAll(
@@ -85,7 +78,7 @@ async function continueHalted(
           return waiting;
         }
         const answer: Answer = given ?? { id: waiting.request.id, ok: false, reason: "expired" };
-        const { call, messageId } = findCall(run, waiting.callId);
+        const { call, messageId } = findCall(run.messages, run.runId, waiting.callId);
         const tool = run.config.tools.get(waiting.tool) as Tool;
         run.attempts!.set(callIdOf(call), since);
         if (run.listening) {
@@ -117,29 +110,4 @@ async function continueHalted(
   const still = outcomes.filter((outcome): outcome is PendingCall => outcome !== undefined);
   if (still.length > 0) return run.halt(still);
   return run.loop();
-}
-
-/** The registered tool a stored call needs; a worker without it must not touch the run. */
-function toolFor(run: Run, requestOrCall: string, name: string): Tool {
-  const tool = run.config.tools.get(name);
-  if (tool === undefined) {
-    throw new CheckpointError(
-      requestOrCall,
-      `tool "${name}" is not registered with this client; register it to continue run ${run.runId}`,
-    );
-  }
-  return tool;
-}
-
-function findCall(run: Run, callId: string): { call: ToolCall; messageId: string } {
-  for (let i = run.messages.length - 1; i >= 0; i--) {
-    const message = run.messages[i]!;
-    if (message.role !== "assistant" || message.toolCalls === undefined) continue;
-    const call = message.toolCalls.find((candidate) => candidate.id === callId);
-    if (call !== undefined) return { call, messageId: message.id };
-  }
-  throw new CheckpointError(
-    undefined,
-    `tool call ${callId} of run ${run.runId} is not in the transcript`,
-  );
 }

@@ -265,8 +265,10 @@ describe("durable halt, answers and resume", () => {
     expect((gone as Error).message).toContain('tool "deploy" is not registered with this client');
     expect(c.count("deploy", true)).toBe(0);
     const info = await client.getRun(halted.runId);
+    // Refused before its lease was taken: only the answer changed the run (ready).
     expect(info?.state).toBe("ready");
-    expect(info?.lastError?.code).toBe("checkpoint_invalid");
+    expect(info?.lastError).toBeUndefined();
+    expect(info?.requests.find((r) => r.request.id === halted.pending.id)?.state).toBe("answered");
     // The answer was kept: a correctly configured client continues the run.
     const next = await createClient({
       model: laterScript(),
@@ -275,6 +277,13 @@ describe("durable halt, answers and resume", () => {
     }).continueRun(halted.runId);
     expect(next.status).toBe("pending");
     expect(toolTexts(next.messages)[1]).toBe("deployed web to x");
+    // The refused continuation ran nothing: this is the call's first execution with an answer.
+    expect(
+      c.runs.filter((r) => r.tool === "deploy").map((r) => [r.answered, r.ctx.attempt]),
+    ).toEqual([
+      [false, 1],
+      [true, 1],
+    ]);
   });
 
   it("an expired request continues as declined; a late answer is refused as expired", async () => {

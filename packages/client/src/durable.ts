@@ -16,7 +16,8 @@ import type { ResolvedConfig } from "./config.js";
 import { continueFrom } from "./continue-run.js";
 import { RunCancelledError } from "./errors.js";
 import { traced } from "./instrumentation.js";
-import { errorInfo, Journal } from "./journal.js";
+import { errorInfo, Journal, retryDelayMs } from "./journal.js";
+import { checkAnswered, checkBeforeClaim } from "./preflight.js";
 import { Run, restoredStart } from "./run.js";
 import type { PendingResult, RunEvent, RunResult } from "./types.js";
 
@@ -72,6 +73,16 @@ export async function continueClaimed(
       `run ${checkpoint.runId} belongs to agent ${JSON.stringify(checkpoint.agent ?? null)}, not to this client's ${JSON.stringify(config.agent ?? null)}; continue it with that agent's client`,
     );
   }
+  // Answers the checkpoint no longer lists are not in `claimed.answers`: ask the store.
+  const requests = (await config.runs.getRun(checkpoint.runId))?.requests ?? [];
+  try {
+    checkAnswered(checkpoint, requests);
+  } catch (thrown) {
+    // Given back with the error, so a worker backs off and ends it failed after maxFailures.
+    const retryAt = Date.now() + retryDelayMs(claimed.failures + 1);
+    await config.runs.release(claimed.lease, errorInfo(thrown), retryAt);
+    throw thrown;
+  }
   const run = new Run(config, restoredStart(checkpoint), signal, sink, false);
   if (config.instrumentation !== undefined) {
     const answers = new Map(claimed.answers.map((answer) => [answer.id, answer]));
@@ -80,6 +91,7 @@ export async function continueClaimed(
       sessionId: run.sessionId,
       agent: config.agent,
       model: config.model.id,
+      provider: config.model.provider,
       kind: "continue",
       carrier: checkpoint.trace,
       pending: checkpoint.pending.map(({ request }) => {
@@ -161,6 +173,11 @@ export async function settleRun(
       "wrong_agent",
       `run ${runId} belongs to agent ${JSON.stringify(stored.agent ?? null)}, not to this client's ${JSON.stringify(config.agent ?? null)}; continue it with that agent's client`,
     );
+  }
+  // Refuse a run that cannot continue here before taking its lease: nothing changes, and a
+  // refused attempt does not count as an attempt of its calls (`ctx.attempt`).
+  if (stored?.checkpoint !== undefined && stored.state !== "done") {
+    checkBeforeClaim(config, stored.checkpoint, stored.requests);
   }
   let pause = 10;
   for (;;) {

@@ -1,0 +1,98 @@
+// Checks made before a stored run is continued, so a run that cannot continue here is refused
+// with a CheckpointError and nothing changes: no tool runs, no answer is marked applied, and
+// (before a claim) no lease is taken, which would count as an attempt of its calls.
+import {
+  type Checkpoint,
+  CheckpointError,
+  type Message,
+  type PendingCall,
+  type RequestInfo,
+  type Tool,
+  type ToolCall,
+} from "@toolnexus/core";
+import type { ResolvedConfig } from "./config.js";
+import { fingerprint } from "./fingerprint.js";
+
+/** The registered tool a stored call needs; a worker without it must not touch the run. */
+export function toolFor(
+  config: ResolvedConfig,
+  runId: string,
+  requestOrCall: string,
+  name: string,
+): Tool {
+  const tool = config.tools.get(name);
+  if (tool === undefined) {
+    throw new CheckpointError(
+      requestOrCall,
+      `tool "${name}" is not registered with this client; register it to continue run ${runId}`,
+    );
+  }
+  return tool;
+}
+
+/** The halted call a pending entry re-runs: in the transcript's last turn that has it. */
+export function findCall(
+  messages: readonly Message[],
+  runId: string,
+  callId: string,
+): { call: ToolCall; messageId: string } {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role !== "assistant" || message.toolCalls === undefined) continue;
+    const call = message.toolCalls.find((candidate) => candidate.id === callId);
+    if (call !== undefined) return { call, messageId: message.id };
+  }
+  throw new CheckpointError(
+    undefined,
+    `tool call ${callId} of run ${runId} is not in the transcript`,
+  );
+}
+
+/** A pending call is the one that halted: its tool is here, its arguments unaltered. */
+export function checkPending(
+  config: ResolvedConfig,
+  checkpoint: Checkpoint,
+  waiting: PendingCall,
+): void {
+  const tool = toolFor(config, checkpoint.runId, waiting.request.id, waiting.tool);
+  if (fingerprint(tool.name, waiting.args) !== waiting.fingerprint) {
+    throw new CheckpointError(
+      waiting.request.id,
+      `the arguments stored for call ${waiting.callId} do not match its fingerprint; the checkpoint was altered`,
+    );
+  }
+  findCall(checkpoint.messages, checkpoint.runId, waiting.callId);
+}
+
+/**
+ * An answer recorded for a request the stored checkpoint no longer lists (a damaged or edited
+ * row) would be marked applied without ever reaching its tool: refuse to continue instead.
+ */
+export function checkAnswered(checkpoint: Checkpoint, requests: readonly RequestInfo[]): void {
+  for (const info of requests) {
+    if (info.state !== "answered") continue;
+    if (checkpoint.pending.some((waiting) => waiting.request.id === info.request.id)) continue;
+    throw new CheckpointError(
+      info.request.id,
+      `run ${checkpoint.runId} has an answer recorded for this request, but its stored checkpoint no longer lists the request among its pending calls (the row was damaged or edited); the answer is kept and nothing was run`,
+    );
+  }
+}
+
+/**
+ * Everything that can be checked from the store's copy before claiming a run: an orphaned
+ * answer, and each still-open pending call's tool and arguments. The same checks run again
+ * after the claim (the run may have moved on meanwhile).
+ */
+export function checkBeforeClaim(
+  config: ResolvedConfig,
+  checkpoint: Checkpoint,
+  requests: readonly RequestInfo[],
+): void {
+  checkAnswered(checkpoint, requests);
+  for (const waiting of checkpoint.pending) {
+    const state = requests.find((info) => info.request.id === waiting.request.id)?.state;
+    // An applied request's call is journaled: its result is reused, its tool not needed.
+    if (state !== "applied") checkPending(config, checkpoint, waiting);
+  }
+}
