@@ -167,7 +167,8 @@ export class CallProcesses {
     return [...this.#known.keys()].filter((pid) => stats.get(pid)?.zombie === false);
   }
 
-  #signalGroup(name: NodeJS.Signals): boolean {
+  /** Signals the command's process group (0: only checks that it still exists). */
+  #signalGroup(name: NodeJS.Signals | 0): boolean {
     if (!POSIX) return false;
     try {
       process.kill(-this.#rootPid, name);
@@ -179,7 +180,7 @@ export class CallProcesses {
 
   #groupAlive(): boolean {
     if (PROC) return false; // the group's members are among the call's members
-    return this.#signalGroup(0 as unknown as NodeJS.Signals);
+    return this.#signalGroup(0);
   }
 }
 
