@@ -2,7 +2,6 @@
 // hooks only when an instrumentation is configured; without one, a run pays for a single check.
 import {
   type Answer,
-  error,
   type Message,
   type ModelRequest,
   type ModelResponse,
@@ -10,6 +9,8 @@ import {
   type RunResult,
   type ToolCall,
   type ToolResult,
+  thrownError,
+  thrownOf,
 } from "@toolnexus/core";
 
 /** What an instrumentation learns when a run, a resume or a continuation starts. */
@@ -114,19 +115,16 @@ export function traced(trace: RunTrace | undefined, work: Promise<RunResult>): P
   );
 }
 
-// What each tool threw, by the error result made of it: the loop keeps only the result, the
-// trace wants the exception too (its type, and its message on opt-in).
-const thrownBy = new WeakMap<ToolResult, unknown>();
-
-/** The error result of a tool that threw `thrown`, remembered for the tool's trace. */
+/** The error result of a tool that threw `thrown`, which stays with it for the tool's trace. */
 export function thrownResult(thrown: unknown, message: string): ToolResult {
-  const result = error(message);
-  thrownBy.set(result, thrown);
-  return result;
+  return thrownError(thrown, message);
 }
 
-/** The outcome with what the tool threw, when its result came from a throw. */
+/**
+ * The outcome with what the tool threw, when its result came from a throw (here, in
+ * `nativeTool`, or any wrapper using core's `thrownError`).
+ */
 export function withThrown<O extends ToolOutcome>(outcome: O): O {
-  if (!thrownBy.has(outcome.result)) return outcome;
-  return { ...outcome, thrown: thrownBy.get(outcome.result) };
+  const thrown = thrownOf(outcome.result);
+  return thrown === undefined ? outcome : { ...outcome, thrown };
 }

@@ -88,6 +88,7 @@ export type {
   SuspensionFilter,
   SuspensionSummary,
 } from "./stores.js";
+export { thrownError, thrownOf } from "./thrown.js";
 export type { JSONSchema, Tool, ToolSource, ToolSpec } from "./tool.js";
 export { sanitize } from "./tool.js";
 export type {

@@ -6,6 +6,7 @@ import {
   type ToolContext,
   type ToolResult,
   type ToolSource,
+  thrownError,
 } from "@toolnexus/core";
 import { messageOf, toToolResult } from "./normalize.js";
 import { type Checked, resolveInput } from "./schema.js";
@@ -134,7 +135,8 @@ export function nativeTool<I extends NativeInput | undefined>(
         const value = wantsContext ? await run(checked.args, ctx ?? {}) : await run(checked.args);
         return toToolResult(value);
       } catch (thrown) {
-        return error(messageOf(thrown));
+        // The thrown value stays with the result (off the wire) for a trace's exception event.
+        return thrownError(thrown, messageOf(thrown));
       }
     },
   };

@@ -1,5 +1,5 @@
 import { type BuiltinsConfig, builtinTools } from "@toolnexus/builtins";
-import { error, type Tool, type ToolContext, ToolnexusError } from "@toolnexus/core";
+import { error, type Tool, type ToolContext, ToolnexusError, thrownError } from "@toolnexus/core";
 import { httpTool } from "@toolnexus/http";
 import { type LoadSkillsOptions, loadSkills, type SkillSource } from "@toolnexus/skills";
 import { toAnthropic, toGemini, toOpenAI } from "./adapters.js";
@@ -318,7 +318,7 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
       try {
         return await tool.execute(args ?? {}, ctx);
       } catch (thrown) {
-        return error(messageOf(thrown));
+        return thrownError(thrown, messageOf(thrown));
       }
     },
     skillsPrompt: () => prompt,
