@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { addUsage, emptyUsage, toolCall } from "./messages.js";
+import { MAX_WIRE_DEPTH } from "./wire-data.js";
 
 describe("toolCall()", () => {
   it("parses a JSON object and keeps the raw text", () => {
@@ -30,5 +31,22 @@ describe("usage", () => {
       totalTokens: 10,
     });
     expect(addUsage(one, undefined)).toBe(one);
+  });
+});
+
+describe("toolCall argument depth", () => {
+  const nest = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${"}".repeat(levels - 1)}`;
+
+  it("refuses arguments nested deeper than MAX_WIRE_DEPTH, as an argsError the model reads", () => {
+    const call = toolCall("c1", "t", nest(5000));
+    expect(call.args).toEqual({});
+    expect(call.argsError).toBe(`arguments nest deeper than ${MAX_WIRE_DEPTH} levels`);
+    expect(toolCall("c1", "t", `{"list":[${nest(MAX_WIRE_DEPTH)}]}`).argsError).toBeDefined();
+  });
+
+  it("accepts arguments exactly MAX_WIRE_DEPTH levels deep", () => {
+    const call = toolCall("c1", "t", nest(MAX_WIRE_DEPTH));
+    expect(call.argsError).toBeUndefined();
+    expect(JSON.stringify(call.args)).toBe(nest(MAX_WIRE_DEPTH));
   });
 });

@@ -1,3 +1,5 @@
+import { MAX_WIRE_DEPTH } from "./wire-data.js";
+
 /**
  * One tool call the model asked for. `rawArgs` is the exact JSON text the model sent (kept so a
  * transcript can be replayed to the provider byte for byte); `args` is its parsed form.
@@ -109,16 +111,42 @@ export function addUsage(a: Usage, b: Usage | undefined): Usage {
   return sum;
 }
 
+/** True when parsed JSON nests objects or arrays more than `limit` deep; never recurses past it. */
+function deeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (limit === 0) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (deeperThan(item, limit - 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (deeperThan((value as Record<string, unknown>)[key], limit - 1)) return true;
+  }
+  return false;
+}
+
 /**
  * Parses a model's raw argument text into a ToolCall. Empty text means `{}` (some servers send
- * nothing for a call without arguments). Text that is not a JSON object gives `args: {}` and an
- * `argsError` the loop reports to the model instead of running the tool.
+ * nothing for a call without arguments). Text that is not a JSON object, or nests deeper than
+ * {@link MAX_WIRE_DEPTH} levels, gives `args: {}` and an `argsError` the loop reports to the model
+ * instead of running the tool.
  */
 export function toolCall(id: string, name: string, rawArgs: string): ToolCall {
   if (rawArgs.trim() === "") return { id, name, args: {}, rawArgs };
   try {
     const parsed: unknown = JSON.parse(rawArgs);
     if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
+      // JSON.parse takes any depth, but a checkpoint, a store or a fingerprint of such
+      // arguments would overflow the stack: refused like arguments that are not JSON.
+      if (deeperThan(parsed, MAX_WIRE_DEPTH)) {
+        return {
+          id,
+          name,
+          args: {},
+          rawArgs,
+          argsError: `arguments nest deeper than ${MAX_WIRE_DEPTH} levels`,
+        };
+      }
       return { id, name, args: parsed as Record<string, unknown>, rawArgs };
     }
     return { id, name, args: {}, rawArgs, argsError: "arguments must be a JSON object" };
