@@ -1,5 +1,9 @@
 export type { FetchFunction, ProviderErrorCode } from "@toolnexus/provider-utils";
-export { MissingApiKeyError, ProviderError } from "@toolnexus/provider-utils";
+export {
+  BaseUrlCredentialsError,
+  MissingApiKeyError,
+  ProviderError,
+} from "@toolnexus/provider-utils";
 export type { AnthropicOptions } from "./model.js";
 export {
   ANTHROPIC_BASE_URL,

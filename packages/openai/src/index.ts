@@ -1,5 +1,9 @@
 export type { FetchFunction, ProviderErrorCode } from "@toolnexus/provider-utils";
-export { MissingApiKeyError, ProviderError } from "@toolnexus/provider-utils";
+export {
+  BaseUrlCredentialsError,
+  MissingApiKeyError,
+  ProviderError,
+} from "@toolnexus/provider-utils";
 export type { OpenAIOptions } from "./model.js";
 export { OPENAI_BASE_URL, OPENROUTER_BASE_URL, openai } from "./model.js";
 export type { OpenAIResponsesOptions } from "./responses/model.js";
