@@ -8,7 +8,6 @@ import {
   type JournalEntry,
   type PendingCall,
   type Tool,
-  type ToolCall,
 } from "@toolnexus/core";
 import { settleAll } from "./fan-out.js";
 import { checkPending, findCall, toolFor } from "./preflight.js";

@@ -2,6 +2,7 @@
 // a durable halt; after the answer, the same call runs again with `ctx.answer`.
 import {
   type Answer,
+  copyWireData,
   error,
   type PendingCall,
   parseAnswer,
@@ -48,6 +49,10 @@ export async function suspend(
   if (run.listening) run.emit({ type: "pending", call, request });
   run.trace?.suspended({ call, request });
   if (run.config.waitFor === undefined) {
+    const refused = unstorable(request, args, state);
+    if (refused !== undefined) {
+      return final(run, call, tool, args, messageId, noRun(error(refused), args));
+    }
     // The placeholder the model sees until the answer comes is the prompt, never a url.
     const message: ToolMessage = {
       role: "tool",
@@ -83,6 +88,25 @@ export async function suspend(
     return final(run, call, tool, args, messageId, noRun(error(answer.problem), args));
   }
   return afterAnswer(run, call, tool, args, messageId, request, approval, answer, state, round);
+}
+
+/**
+ * Why a halt could not be stored, or undefined: a halted call's request, arguments and state
+ * are kept as JSON, so a BigInt, a cycle or a 5,000-deep nest there (put by a tool or a
+ * `beforeTool` rewrite) becomes an error result the model reads, not a store crash.
+ */
+function unstorable(request: Request, args: unknown, state: unknown): string | undefined {
+  for (const [path, value] of [
+    ["request", request],
+    ["args", args],
+    ["state", state],
+  ] as const) {
+    const copied = copyWireData(value, path);
+    if ("issue" in copied) {
+      return `cannot halt for a human: "${copied.issue.path}" ${copied.issue.message}, and a halted call is stored as JSON`;
+    }
+  }
+  return undefined;
 }
 
 /** The human's deadline for a request: its own `expiresAt` or the client's wait limit. */
