@@ -2,6 +2,8 @@
 // the Messages API: a tool round trip (its wire shape), a suspension with a durable
 // resume in a second client, and a streamed run with the same outcome as a plain one.
 // Parallel calls, retries, aborts and redaction are in the adapter kit (adapter-suite.test.ts).
+
+import { inspect } from "node:util";
 import type { MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";
 import {
   AnswerConflictError,
@@ -359,6 +361,46 @@ describe("provider errors reach the caller as the README shows", () => {
       }
       // 429 and 500 were retried once, in each of the two runs; 401 never.
       expect(server.requests).toHaveLength(status === 401 ? 2 : 4);
+    });
+  }
+});
+
+describe("a key the server puts in error.type never reaches the run store", () => {
+  const KEY = "sk-ant-test-1234";
+  const errorBody = { type: "error", error: { type: KEY, message: `bad key ${KEY}` } };
+  const replies = {
+    "an SSE error event": () => ({
+      chunks: [`event: error\ndata: ${JSON.stringify(errorBody)}\n\n`],
+    }),
+    "a 200 body of type error": () => ({ json: errorBody }),
+  };
+  for (const [where, reply] of Object.entries(replies)) {
+    it(`${where}: the RunError, its cause and the stored lastError hold no key`, async () => {
+      server = await startMockServer(reply);
+      const store = memoryRunStore();
+      const client = createClient({ model: model(server.url), tools: [addTool()], runs: store });
+      const run = where.startsWith("an SSE")
+        ? (async () => {
+            for await (const _event of client.stream("hi")) {
+              // the first model call fails
+            }
+          })()
+        : client.run("hi");
+      const error = await run.then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      if (!(error instanceof RunError)) throw new Error(`expected a RunError, got ${error}`);
+      expect(error.cause).toBeInstanceOf(ProviderError);
+      const stored = await store.getRun(error.runId);
+      const everything = [
+        inspect(error, { depth: 8 }),
+        JSON.stringify(error.cause),
+        String(error.stack),
+        JSON.stringify(stored ?? {}),
+      ].join("\n");
+      expect(everything).not.toContain(KEY);
+      expect(everything).toContain("[redacted]");
     });
   }
 });
