@@ -29,16 +29,51 @@ function chatMessage(message: TracedMessage): ChatMessage {
   return { role: message.role, parts };
 }
 
-/** `gen_ai.input.messages`: the transcript sent to the model. */
+/**
+ * `gen_ai.input.messages`: the transcript sent to the model, without its system prompt (that is
+ * `gen_ai.system_instructions`); undefined when nothing is left.
+ */
 export function inputMessages(messages: readonly TracedMessage[]): string | undefined {
-  return json(messages.map(chatMessage));
+  const chat = messages.filter((message) => message.role !== "system").map(chatMessage);
+  return chat.length === 0 ? undefined : json(chat);
+}
+
+/** `gen_ai.system_instructions`: the system prompt as text parts; undefined when there is none. */
+export function systemInstructions(messages: readonly TracedMessage[]): string | undefined {
+  const parts = messages
+    .filter((message) => message.role === "system")
+    .map((message) => ({ type: "text", content: message.content }));
+  return parts.length === 0 ? undefined : json(parts);
+}
+
+// The conventions' finish reasons are singular (`tool_call`); providers and toolnexus's own
+// normalized stop reason say `tool_calls`.
+const FINISH_REASONS: Readonly<Record<string, string>> = {
+  tool_calls: "tool_call",
+  tool_use: "tool_call",
+  function_call: "tool_call",
+  max_tokens: "length",
+};
+const STANDARD_REASONS = new Set(["stop", "length", "content_filter", "tool_call", "error"]);
+
+/**
+ * The conventions' finish reason of a response: toolnexus's normalized stop reason when the
+ * adapter gave one, else the provider's own, mapped onto `stop`, `length`, `content_filter`,
+ * `tool_call` where they mean the same; a response with tool calls is `tool_call`.
+ */
+export function finishReason(response: TracedModelResponse): string {
+  if ((response.toolCalls?.length ?? 0) > 0) return "tool_call";
+  const given = response.stopReason ?? response.finishReason;
+  if (typeof given !== "string" || given === "") return "stop";
+  const key = given.toLowerCase();
+  return FINISH_REASONS[key] ?? (STANDARD_REASONS.has(key) ? key : given);
 }
 
 /** `gen_ai.output.messages`: the model's one choice. */
 export function outputMessages(response: TracedModelResponse): string | undefined {
   const toolCalls = response.toolCalls ?? [];
   const message = chatMessage({ role: "assistant", content: response.text ?? "", toolCalls });
-  message.finish_reason = response.finishReason ?? (toolCalls.length > 0 ? "tool_call" : "stop");
+  message.finish_reason = finishReason(response);
   return json([message]);
 }
 

@@ -9,6 +9,7 @@ export type {
   TracedAnswer,
   TracedMessage,
   TracedModelResponse,
+  TracedParent,
   TracedRequest,
   TracedRun,
   TracedRunInfo,

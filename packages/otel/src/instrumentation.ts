@@ -2,6 +2,7 @@ import {
   type Attributes,
   type Context,
   context,
+  type Exception,
   type Link,
   type Meter,
   metrics,
@@ -12,7 +13,14 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { extractContext, injectContext, readAskedAt, readHaltedAt } from "./carrier.js";
-import { finalText, inputMessages, json, outputMessages } from "./content.js";
+import {
+  finalText,
+  finishReason,
+  inputMessages,
+  json,
+  outputMessages,
+  systemInstructions,
+} from "./content.js";
 import { type Instruments, instruments } from "./metrics.js";
 import { ATTR, CARRIER, EVENT, SCOPE } from "./names.js";
 import type {
@@ -45,8 +53,9 @@ export interface OtelInstrumentationOptions {
   /** The `gen_ai.agent.name` to report. Default: the client's `agent`. */
   agentName?: string;
   /**
-   * The `gen_ai.provider.name` to report, e.g. `"azure.ai.openai"`. Default: the prefix of the
-   * model's id (`"openai"` for `"openai:gpt-4o-mini"`); none when the id has no prefix.
+   * The `gen_ai.provider.name` to report, e.g. `"azure.ai.openai"`. Default: the provider the
+   * model's adapter names (`Model.provider`), else the prefix of the model's id (`"openai"` for
+   * `"openai:gpt-4o-mini"`); none when neither says.
    */
   providerName?: string;
 }
@@ -111,7 +120,10 @@ function checkOptions(options: OtelInstrumentationOptions): void {
   }
 }
 
-/** `"openai:gpt-4o-mini"` -> provider `openai`, model `gpt-4o-mini` (the adapters' id format). */
+/**
+ * `"openai:gpt-4o-mini"` -> provider `openai`, model `gpt-4o-mini` (the adapters' id format).
+ * The provider named (the option, else the adapter's) wins over the id's prefix.
+ */
 function splitModel(
   id: string,
   providerName: string | undefined,
@@ -119,6 +131,30 @@ function splitModel(
   const colon = id.indexOf(":");
   if (colon <= 0 || colon === id.length - 1) return { provider: providerName, model: id };
   return { provider: providerName ?? id.slice(0, colon), model: id.slice(colon + 1) };
+}
+
+/** A name the conventions accept, or undefined (an adapter's field is not trusted blindly). */
+function providerOf(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/**
+ * What a throwing tool threw, as an `exception` event: always its type; its message and stack
+ * only with `recordContent` (a tool's error text is its output, and may hold personal data).
+ */
+function exceptionOf(thrown: unknown, withContent: boolean): Exception {
+  const name = thrown instanceof Error ? thrown.name || "Error" : typeof thrown;
+  const code = (thrown as { code?: unknown } | null)?.code;
+  const exception: Exception = { name };
+  if (typeof code === "string" || typeof code === "number") exception.code = code;
+  if (!withContent) return exception;
+  if (thrown instanceof Error) {
+    if (thrown.message !== "") exception.message = thrown.message;
+    if (thrown.stack !== undefined) exception.stack = thrown.stack;
+  } else {
+    exception.message = String(thrown);
+  }
+  return exception;
 }
 
 /** A low-cardinality name for an error: its `code`, else its class name, else `_OTHER`. */
@@ -178,13 +214,22 @@ class RunTelemetry implements TracedRun {
   private readonly waits = new Map<string, number>();
   /** The spans of the tool executions running now, by call id (for `ctx.traceCarrier`). */
   private readonly toolSpans = new Map<string, Span>();
+  /**
+   * A sub-agent's run: its questions are escalated and answered at a parent, which measures the
+   * human's wait; this run does not count the same answer again.
+   */
+  private readonly escalates: boolean;
   private ended = false;
 
   constructor(
     private readonly telemetry: Telemetry,
     info: TracedRunInfo,
   ) {
-    const { model, provider } = splitModel(info.model, telemetry.providerName);
+    const { model, provider } = splitModel(
+      info.model,
+      telemetry.providerName ?? providerOf(info.provider),
+    );
+    this.escalates = info.parent !== undefined || info.carrier?.[CARRIER.escalates] === "1";
     this.modelName = model;
     this.provider = provider;
     this.agent = telemetry.agentName ?? info.agent;
@@ -206,22 +251,21 @@ class RunTelemetry implements TracedRun {
       if (halted !== undefined)
         links.push({ context: halted, attributes: { [ATTR.linkType]: "continues" } });
     }
-    const parent = context.active();
+    const parent = parentContext(info);
     this.span = telemetry.tracer.startSpan(
       this.agent === undefined ? "invoke_agent" : `invoke_agent ${this.agent}`,
       { kind: SpanKind.INTERNAL, attributes, links },
       parent,
     );
     this.ctx = trace.setSpan(parent, this.span);
-    if (this.content && this.span.isRecording()) {
-      const input = inputMessages(info.messages);
-      if (input !== undefined) this.span.setAttribute(ATTR.inputMessages, input);
-    }
+    if (this.content && this.span.isRecording()) recordInput(this.span, info.messages);
     if (info.kind === "continue") this.durableWaits(info);
   }
 
   /** A continuation: the human's wait for each answered request, from when its call suspended. */
   private durableWaits(info: TracedRunInfo): void {
+    // A sub-agent's answers were relayed by its parent, where the human's wait was measured.
+    if (this.escalates) return;
     const asked = readAskedAt(info.carrier);
     const haltedAt = readHaltedAt(info.carrier);
     const now = Date.now();
@@ -285,10 +329,7 @@ class RunTelemetry implements TracedRun {
       { kind: SpanKind.CLIENT, attributes },
       this.ctx,
     );
-    if (this.content && span.isRecording()) {
-      const input = inputMessages(info.request.messages);
-      if (input !== undefined) span.setAttribute(ATTR.inputMessages, input);
-    }
+    if (this.content && span.isRecording()) recordInput(span, info.request.messages);
     const measured = this.operationAttributes();
     const started = performance.now();
     let response: R;
@@ -321,8 +362,12 @@ class RunTelemetry implements TracedRun {
     if (typeof response.id === "string" && response.id !== "") {
       span.setAttribute(ATTR.responseId, response.id);
     }
-    if (typeof response.finishReason === "string") {
-      span.setAttribute(ATTR.finishReasons, [response.finishReason]);
+    if (
+      typeof response.finishReason === "string" ||
+      typeof response.stopReason === "string" ||
+      (response.toolCalls?.length ?? 0) > 0
+    ) {
+      span.setAttribute(ATTR.finishReasons, [finishReason(response)]);
     }
     const { usage } = response;
     if (usage !== undefined) {
@@ -372,7 +417,7 @@ class RunTelemetry implements TracedRun {
       const args = json(info.args);
       if (args !== undefined) span.setAttribute(ATTR.toolArguments, args);
     }
-    const measured: Attributes = { [ATTR.toolName]: info.tool };
+    const measured: Attributes = { [ATTR.toolName]: info.tool, [ATTR.toolType]: "function" };
     if (this.agent !== undefined) measured[ATTR.agentName] = this.agent;
     const started = performance.now();
     let outcome: O;
@@ -415,6 +460,9 @@ class RunTelemetry implements TracedRun {
     }
     if (result.isError) {
       span.setAttribute(ATTR.errorType, "tool_error");
+      if (outcome.thrown !== undefined) {
+        span.recordException(exceptionOf(outcome.thrown, this.content));
+      }
       // The error's text is the tool's output: content, recorded only on opt-in.
       span.setStatus(
         this.content
@@ -453,6 +501,7 @@ class RunTelemetry implements TracedRun {
   carrier(): Record<string, string> {
     const carrier = injectContext(this.ctx);
     carrier[CARRIER.haltedAt] = String(Date.now());
+    if (this.escalates) carrier[CARRIER.escalates] = "1";
     if (this.asked.size > 0)
       carrier[CARRIER.askedAt] = JSON.stringify(Object.fromEntries(this.asked));
     return carrier;
@@ -501,6 +550,29 @@ class RunTelemetry implements TracedRun {
     this.telemetry.instruments.agentDuration.record(elapsed(this.started), measured);
     span.end();
   }
+}
+
+/**
+ * The context a run's span starts in: a sub-agent's under its parent call's span, given
+ * explicitly (no context manager needed), else whatever is active.
+ */
+function parentContext(info: TracedRunInfo): Context {
+  const active = context.active();
+  const carrier = info.parent?.carrier;
+  if (carrier === undefined) return active;
+  const parent = extractContext(carrier);
+  // The parent call runs in this process: its span context is local, not remote.
+  return parent === undefined
+    ? active
+    : trace.setSpanContext(active, { ...parent, isRemote: false });
+}
+
+/** The system prompt and the transcript, as the conventions' two content attributes. */
+function recordInput(span: Span, messages: readonly TracedMessage[]): void {
+  const system = systemInstructions(messages);
+  if (system !== undefined) span.setAttribute(ATTR.systemInstructions, system);
+  const input = inputMessages(messages);
+  if (input !== undefined) span.setAttribute(ATTR.inputMessages, input);
 }
 
 function elapsed(started: number): number {

@@ -93,6 +93,7 @@ describe("metrics", () => {
         {
           attributes: {
             "gen_ai.tool.name": "broken",
+            "gen_ai.tool.type": "function",
             "gen_ai.agent.name": "helper",
             "error.type": "tool_error",
           },
@@ -100,13 +101,18 @@ describe("metrics", () => {
           sum: 0,
         },
         {
-          attributes: { "gen_ai.tool.name": "lookup", "gen_ai.agent.name": "helper" },
+          attributes: {
+            "gen_ai.tool.name": "lookup",
+            "gen_ai.tool.type": "function",
+            "gen_ai.agent.name": "helper",
+          },
           count: 1,
           sum: 0,
         },
         {
           attributes: {
             "gen_ai.tool.name": "slow",
+            "gen_ai.tool.type": "function",
             "gen_ai.agent.name": "helper",
             "error.type": "timeout",
           },

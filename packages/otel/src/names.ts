@@ -17,6 +17,7 @@ export const ATTR = {
   toolType: "gen_ai.tool.type",
   errorType: "error.type",
   // Opt-in content (recordContent: true).
+  systemInstructions: "gen_ai.system_instructions",
   inputMessages: "gen_ai.input.messages",
   outputMessages: "gen_ai.output.messages",
   toolArguments: "gen_ai.tool.call.arguments",
@@ -60,6 +61,8 @@ export const CARRIER = {
   haltedAt: "toolnexus.halted_at",
   /** JSON object: request id -> epoch milliseconds when its call suspended, still unanswered. */
   askedAt: "toolnexus.asked_at",
+  /** `"1"` on a sub-agent's run: its questions are answered (and measured) at a parent. */
+  escalates: "toolnexus.escalates",
 } as const;
 
 /** The instrumentation scope's name. */

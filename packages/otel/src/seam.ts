@@ -47,7 +47,10 @@ export interface TracedModelResponse {
   text: string;
   toolCalls: readonly TracedToolCall[];
   usage?: TracedUsage;
+  /** The provider's own stop reason. */
   finishReason?: string;
+  /** The stop reason normalized across providers (`stop`, `tool_calls`, `length`, ...). */
+  stopReason?: string;
 }
 
 /** What a tool returned. */
@@ -62,6 +65,8 @@ export interface TracedToolOutcome {
   result: TracedToolResult;
   timedOut: boolean;
   durationMs: number;
+  /** When the tool threw (its result is the error's message): what it threw. */
+  thrown?: unknown;
 }
 
 /** One tool execution, as the loop describes it. */
@@ -90,10 +95,22 @@ export interface TracedRunInfo {
   sessionId: string | undefined;
   agent: string | undefined;
   model: string;
+  /** The provider the model's adapter names (`gen_ai.provider.name`), when it does. */
+  provider?: string;
   kind: "run" | "continue";
   carrier?: Record<string, string>;
   pending?: readonly { request: TracedRequest; answer?: TracedAnswer }[];
   messages: readonly TracedMessage[];
+  /** A sub-agent's run: the parent call it works for, whose questions a human answers above. */
+  parent?: TracedParent;
+}
+
+/** The parent call of a sub-agent's run. */
+export interface TracedParent {
+  /** The parent's agent tool. */
+  tool: string;
+  /** The parent call's trace context as propagation headers: the sub-agent's spans nest under it. */
+  carrier?: Record<string, string>;
 }
 
 /** One run's tracing: the client's `RunTrace`. */

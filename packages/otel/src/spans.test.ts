@@ -147,7 +147,7 @@ describe("spans of a run", () => {
       "gen_ai.conversation.id": "session-1",
       "gen_ai.agent.name": "helper",
       "gen_ai.response.id": "resp_1",
-      "gen_ai.response.finish_reasons": ["tool_calls"],
+      "gen_ai.response.finish_reasons": ["tool_call"],
       "gen_ai.usage.input_tokens": 11,
       "gen_ai.usage.output_tokens": 7,
       "toolnexus.turn": 1,
@@ -223,7 +223,7 @@ describe("spans of a run", () => {
           { type: "tool_call", id: "call_lookup", name: "lookup", arguments: { email: ARGUMENT } },
           { type: "tool_call", id: "call_add", name: "add", arguments: { a: 2, b: 3 } },
         ],
-        finish_reason: "tool_calls",
+        finish_reason: "tool_call",
       },
     ]);
     const secondChat = chats.find((span) => span.attributes["toolnexus.turn"] === 2)!;
