@@ -859,6 +859,36 @@ export function runStoreContract(name: string, open: () => Awaitable<OpenedStore
         expect((await store.getRun("run_1"))?.checkpoint?.turns).toBe(1);
       });
 
+      it("keeps every field of the transcript's tool calls (runCallId: a call's id in its run)", async () => {
+        // The client gives a call whose provider id repeats an earlier turn's a runCallId, and
+        // a re-execution after a takeover must see it again: a store must not drop it.
+        const checkpoint = sampleCheckpoint({ pending: ["r1"] });
+        const assistant = checkpoint.messages[1] as Extract<Message, { role: "assistant" }>;
+        assistant.toolCalls![0]!.runCallId = "call_1@2.0";
+        await store.halt(checkpoint);
+        const stored = (await store.getRun("run_1"))?.checkpoint?.messages[1];
+        expect(stored).toEqual(assistant);
+        await store.answer({ id: "r1", ok: true });
+        expect((await claim("run_1")).checkpoint.messages[1]).toEqual(assistant);
+      });
+
+      it("a step that no longer lists a pending request keeps that request's answer unapplied", async () => {
+        // The client refuses to continue such a run (a damaged or edited row) by reading the
+        // request's state: the step must neither apply nor drop the recorded answer.
+        await halt({ pending: ["r1"] });
+        await store.answer({ id: "r1", ok: true, data: { env: "prod" } });
+        const claimed = await claim("run_1");
+        await store.step(claimed.lease, { ...claimed.checkpoint, pending: [] });
+        await store.release(claimed.lease);
+        const run = await store.getRun("run_1");
+        expect(run?.checkpoint?.pending).toEqual([]);
+        expect(run?.requests.map((r) => [r.request.id, r.state, r.answer])).toEqual([
+          ["r1", "answered", { id: "r1", ok: true, data: { env: "prod" } }],
+        ]);
+        expect(await requestState("r1")).toBe("answered");
+        expect((await claim("run_1")).answers).toEqual([]);
+      });
+
       it("journal keeps entries in write order and marks answered requests applied", async () => {
         await halt({ pending: ["r1", "r2", "r3"] });
         await store.answer({ id: "r1", ok: true });
