@@ -9,7 +9,6 @@ import {
   asRecord,
   tokenCount as count,
   ProviderError,
-  redact,
   usageFromCounts,
 } from "@toolnexus/provider-utils";
 import { type AnthropicProviderData, PROVIDER_DATA_KEY } from "./request.js";

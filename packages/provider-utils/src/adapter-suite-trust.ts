@@ -124,13 +124,13 @@ export function trustScenarios(vitest: Vitest, ctx: TrustContext): void {
       code: `invalid_${key}`,
     };
     // The key once as sent, once JSON-escaped (`\u006b...`): it reads the same once parsed.
-    const escape = (text: string) =>
+    const jsonEscape = (text: string) =>
       text.split(key).join(`\\u${key.charCodeAt(0).toString(16).padStart(4, "0")}${key.slice(1)}`);
     for (const escaped of [false, true]) {
       const how = escaped ? " (JSON-escaped)" : "";
       const encode = (value: unknown) => {
         const text = typeof value === "string" ? value : JSON.stringify(value);
-        return escaped ? escape(text) : text;
+        return escaped ? jsonEscape(text) : text;
       };
 
       it(`in every field of an HTTP error body${how}`, async () => {

@@ -10,7 +10,6 @@ import {
   asRecord,
   tokenCount as count,
   ProviderError,
-  redact,
   usageFromCounts,
 } from "@toolnexus/provider-utils";
 import { PROVIDER_DATA_KEY, type ResponsesProviderData } from "./request.js";
