@@ -63,6 +63,21 @@ describe("fetchSameOrigin", () => {
     expect(error).toMatchObject({ code: "provider_redirect" });
   });
 
+  it("refuses a same-origin hop whose address carries credentials, without quoting them", async () => {
+    const server = await startMockServer((request) => ({
+      status: 307,
+      headers: { location: `${server.url.replace("://", "://u:srv-pass-77@")}/next` },
+      text: request.path,
+    }));
+    servers.push(server);
+    const error = (await fetchSameOrigin(fetch, server.url, init, settings).catch(
+      (e: unknown) => e,
+    )) as ProviderError;
+    expect(error).toMatchObject({ code: "provider_redirect", retryable: false });
+    expect(`${error.message} ${error.stack}`).not.toContain("srv-pass-77");
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("a 3xx without a location is handed back as it is", async () => {
     const server = await startMockServer([{ status: 304, text: "" }]);
     servers.push(server);

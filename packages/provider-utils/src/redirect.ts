@@ -61,6 +61,14 @@ export async function fetchSameOrigin(
         { provider, status: response.status, secrets },
       );
     }
+    if (next.username !== "" || next.password !== "") {
+      // fetch refuses such a URL anyway (and would quote it, credentials included).
+      throw new ProviderError(
+        "provider_redirect",
+        `${provider}: HTTP ${response.status} redirects to an address with a user name or password; not followed`,
+        { provider, status: response.status, secrets },
+      );
+    }
     if (hops >= maxRedirects) {
       throw new ProviderError(
         "provider_redirect",
