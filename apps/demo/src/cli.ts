@@ -213,8 +213,7 @@ function report(ctx: Context, result: RunResult, store: SqliteStore | undefined)
     `${s.yellow(s.bold("⏸ halted"))} ${s.dim(`the run waits for a person; run ${result.runId} is in ${db} and this process is done`)}`,
   );
   for (const request of result.pendings) {
-    const asker =
-      typeof request.data?.agent === "string" ? ` asked by ${printable(request.data.agent)}` : "";
+    const asker = request.route === undefined ? "" : ` asked by ${printable(request.route.agent)}`;
     printer.line(
       `  ${s.bold(printable(request.kind))}${asker}: ${printable(request.prompt)} ${s.dim(`(${printable(request.id)})`)}`,
     );
@@ -568,9 +567,7 @@ function pendingCommand(ctx: Context): Promise<number> {
           `  ${s.bold(id)}  ${s.yellow(printable(request.kind))}  ${printable(request.prompt)}`,
         );
         const asker =
-          typeof request.data?.agent === "string"
-            ? `, asked by ${printable(request.data.agent)}`
-            : "";
+          request.route === undefined ? "" : `, asked by ${printable(request.route.agent)}`;
         printer.line(
           s.dim(
             `    agent ${printable(item.agent ?? "-")}${asker} · session ${printable(item.sessionId ?? "-")} · ${describeAge(item.createdAt)} · ${item.state === "expired" ? "expired" : describeExpiry(item.expiresAt)}`,

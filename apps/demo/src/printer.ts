@@ -388,13 +388,10 @@ export class Printer {
         ? `waits up to ${Math.round(this.waitLimitMs / 60_000)} min (the client's waitTimeoutMs)`
         : describeExpiry(request.expiresAt);
     this.line(`    ${s.dim(`request ${printable(request.id)}, ${expiry}`)}`);
-    const asker = request.data?.agent;
-    if (typeof asker === "string") {
-      const path = Array.isArray(request.data?.path)
-        ? printable(request.data.path.join(" › "))
-        : "";
+    if (request.route !== undefined) {
+      const path = printable(request.route.path.join(" › "));
       this.line(
-        `    ${s.magenta(`asked by ${printable(asker)}`)}${s.dim(`, a sub-agent${path === "" ? "" : ` (through ${path})`}: the answer goes back to it`)}`,
+        `    ${s.magenta(`asked by ${printable(request.route.agent)}`)}${s.dim(`, a sub-agent${path === "" ? "" : ` (through ${path})`}: the answer goes back to it`)}`,
       );
     }
   }

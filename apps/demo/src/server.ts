@@ -81,6 +81,8 @@ interface RequestView {
   prompt: string;
   url?: string;
   data?: Record<string, unknown>;
+  /** A sub-agent's question: who asks, through which agent tools. */
+  route?: { agent: string; path: string[] };
   agent?: string;
   sessionId?: string;
   createdAt: string;
@@ -120,6 +122,7 @@ function requestView(item: SuspensionSummary): RequestView {
   };
   if (item.request.url !== undefined) view.url = item.request.url;
   if (item.request.data !== undefined) view.data = item.request.data;
+  if (item.request.route !== undefined) view.route = item.request.route;
   if (item.agent !== undefined) view.agent = item.agent;
   if (item.sessionId !== undefined) view.sessionId = item.sessionId;
   const expiresAt = item.expiresAt ?? item.request.expiresAt;
@@ -201,7 +204,7 @@ export class Inbox {
   /** Everything the page shows, as one JSON document. */
   snapshot(): string {
     // A sub-agent's own requests are not shown: the assistant's run passes each one on as its
-    // own request (with `data.agent`), and that is the one to answer.
+    // own request (with `route`), and that is the one to answer.
     const all = this.store.list({ limit: 200 }).filter((i) => !isSubAgentRun(i.runId));
     const requests = all.filter((i) => open(i.state)).map(requestView);
     const sessions: SessionView[] = [];

@@ -225,7 +225,7 @@ describe("the inbox server", () => {
         id,
         kind: "approval",
         sessionId: "rel-notes",
-        data: { agent: "changelog-writer", path: ["write_release_notes"] },
+        route: { agent: "changelog-writer", path: ["write_release_notes"] },
       }),
     ]);
     const session = await call("GET", "/api/sessions/rel-notes");

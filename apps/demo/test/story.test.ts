@@ -89,7 +89,7 @@ describe("the release story through createClient", () => {
     });
     expect(nested.filter((e) => e.event.type === "message")).toHaveLength(2);
     // It asked nothing: the person answered only the deploy and the rollback.
-    expect(asked.every((r) => r.data?.agent === undefined)).toBe(true);
+    expect(asked.every((r) => r.route === undefined)).toBe(true);
   });
 
   it("asked to publish the notes, the changelog writer's approval reaches the person through the assistant", async () => {
@@ -111,7 +111,7 @@ describe("the release story through createClient", () => {
     expect(asked.map((r) => r.kind)).toEqual(["approval", "input", "approval"]);
     expect(asked[0]).toMatchObject({
       prompt: 'Allow publish_notes to run with {"version":"2.4.1"}?',
-      data: { agent: NOTES_AGENT, path: ["write_release_notes"] },
+      route: { agent: NOTES_AGENT, path: ["write_release_notes"] },
     });
     const notes = result.toolCalls.find((r) => r.name === "write_release_notes");
     expect(notes?.result.output).toContain("Published at https://shop.example/changelog/2.4.1.");
@@ -134,7 +134,7 @@ describe("the release story through createClient", () => {
     if (halted.status !== "pending") throw new Error(`expected a halt, got ${halted.status}`);
     expect(halted.pending).toMatchObject({
       kind: "approval",
-      data: { agent: NOTES_AGENT, path: ["write_release_notes"] },
+      route: { agent: NOTES_AGENT, path: ["write_release_notes"] },
     });
     expect(halted.pending.id).toMatch(/^pnd_\w+:write_release_notes$/);
     // The status checks of the same turn finished before the halt; they do not run again.

@@ -86,7 +86,7 @@ function timeLine(request) {
       el(
         "span",
         {},
-        `agent ${request.agent || "-"}${typeof request.data?.agent === "string" ? `, asked by ${request.data.agent}` : ""}`,
+        `agent ${request.agent || "-"}${typeof request.route?.agent === "string" ? `, asked by ${request.route.agent}` : ""}`,
       ),
       el("span", {}, `session ${request.sessionId || "-"}`),
       el("span", { class: "age" }, ago(request.createdAt)),
