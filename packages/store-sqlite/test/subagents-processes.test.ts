@@ -127,7 +127,7 @@ function checkHalt(env: ReturnType<typeof setup>, halted: Summary) {
   expect(request).toMatchObject({
     kind: "approval",
     prompt: 'Allow lookup to run with {"q":"otters"}?',
-    data: { agent: "searcher", path: ["research", "search"] },
+    route: { agent: "searcher", path: ["research", "search"] },
   });
   // One request per level, each with an id of its own, all waiting.
   const leaf = request.id.replace(/:search:research$/, "");
