@@ -4,7 +4,9 @@
 //   pnpm --filter @toolnexus/store-sqlite bench:drivers    (builds dist, then runs this file)
 //   node bench/drivers.mjs [--runs=2000] [--rounds=3] [--synchronous=full|normal]
 //
-// Needs a Node with both (22.13+, or 24 with better-sqlite3 built for it). Each round, for each
+// Needs a Node with both: 22.16+ with better-sqlite3 built for it, or 24 with a better-sqlite3
+// that loads there (13, Node-API; better-sqlite3 12 aborts on Node >= 24.19, so put 13 in its
+// place in node_modules to measure it). Each round, for each
 // driver (TOOLNEXUS_SQLITE_DRIVER, read at each open), on a fresh file: halts N runs, answers
 // them, claims each, journals one entry and finishes it. Prints operations per second per
 // phase (the best round of each driver) and the ratio node:sqlite / better-sqlite3.
@@ -126,6 +128,10 @@ function round(driver) {
   }
 }
 
+if (!process.getBuiltinModule?.("node:sqlite")) {
+  console.error(`node:sqlite is not in Node ${process.version}: run this on Node 22.16 or later`);
+  process.exit(1);
+}
 console.log(
   `node ${process.version}, ${RUNS} runs, ${ROUNDS} rounds, synchronous=${SYNCHRONOUS}; operations per second (best round)`,
 );
