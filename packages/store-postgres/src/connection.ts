@@ -176,10 +176,21 @@ function ownPool(
   target: string,
   options: { poolSize: number; connectTimeoutMs: number },
 ): pg.Pool {
+  // Its connections show themselves as the server too: pg keeps the password on each client
+  // (not enumerable, but `showHidden` would list it).
+  class Connection extends pg.Client {
+    [inspect.custom](_depth: number, opts: object) {
+      return `Client ${inspect(this.toJSON(), opts)}`;
+    }
+    toJSON() {
+      return { target, processID: (this as unknown as { processID?: number }).processID };
+    }
+  }
   const pool = new pg.Pool({
     connectionString,
     max: options.poolSize,
     connectionTimeoutMillis: options.connectTimeoutMs,
+    Client: Connection,
   });
   Object.defineProperty(pool.options, "connectionString", {
     value: connectionString,
@@ -199,6 +210,18 @@ function ownPool(
   });
   Object.defineProperty(pool, "toJSON", { value: summary, enumerable: false });
   return pool;
+}
+
+/**
+ * True for a connection error a retry may cure: the server restarting or failing over (57P01-03,
+ * SQLSTATE class 08, refused or reset connections, too many connections), not a wrong host name.
+ */
+function isTransient(error: unknown): boolean {
+  if (!isConnectionError(error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (code === "ENOTFOUND") return false;
+  const errors = (error as { errors?: unknown }).errors;
+  return !(Array.isArray(errors) && errors.length > 0 && !errors.some(isTransient));
 }
 
 /** True for an error raised before the statement was sent: the client was already broken. */
@@ -335,7 +358,7 @@ export function openDb(
   /** Remembers whether a retry may cure `error` (translated from `original`); returns it. */
   const classify = (original: unknown, nothingDone: boolean): unknown => {
     const translated = translate(original);
-    if (isConnectionError(original) && typeof translated === "object" && translated !== null) {
+    if (isTransient(original) && typeof translated === "object" && translated !== null) {
       transient.set(translated, { nothingDone: nothingDone || neverSent(original) });
     }
     return translated;

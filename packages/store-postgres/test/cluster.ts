@@ -24,6 +24,8 @@ export interface ClusterInfo {
   bin: string;
   /** Whether the server's commands must run as the `postgres` user (we are root). */
   asPostgres: boolean;
+  /** The server options it was started with (port, sockets, hba file…), to start it again. */
+  options: string;
 }
 
 /** The directory of `initdb`, `pg_ctl`…: the newest /usr/lib/postgresql/<version>/bin, or PATH. */
@@ -172,6 +174,7 @@ export async function startCluster(label: string): Promise<ClusterInfo> {
           dataDir,
           bin,
           asPostgres,
+          options,
         };
       } catch (error) {
         lastError = error;
@@ -222,4 +225,39 @@ export function restartClusterAsync(info: ClusterInfo): Promise<void> {
       error ? reject(new Error(`pg_ctl restart failed: ${stderr}${stdout}`)) : resolve(),
     );
   });
+}
+
+/** Runs a server command without blocking the event loop (the test keeps reading its children). */
+function serverCommandAsync(info: ClusterInfo, tool: string, args: string[]): Promise<void> {
+  const command = join(info.bin, tool);
+  const [file, argv] = info.asPostgres
+    ? ["runuser", ["-u", "postgres", "--", command, ...args]]
+    : [command, args];
+  return new Promise((resolve, reject) => {
+    execFile(file, argv, { timeout: 120_000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${tool} ${args[0]} failed: ${stderr}${stdout}`)) : resolve(),
+    );
+  });
+}
+
+/**
+ * An outage like a failover's: the server is killed at once (`pg_ctl stop -m immediate`, no
+ * goodbye to the clients), stays down for `downMs` (connections are refused), then starts again
+ * on the same port and recovers from its WAL.
+ */
+export async function outage(info: ClusterInfo, downMs: number): Promise<void> {
+  await serverCommandAsync(info, "pg_ctl", ["stop", "-D", info.dataDir, "-m", "immediate", "-w"]);
+  await new Promise((resolve) => setTimeout(resolve, downMs));
+  await serverCommandAsync(info, "pg_ctl", [
+    "start",
+    "-D",
+    info.dataDir,
+    "-l",
+    join(info.dataDir, "..", "server.log"),
+    "-w",
+    "-t",
+    "60",
+    "-o",
+    info.options,
+  ]);
 }
