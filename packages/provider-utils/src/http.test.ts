@@ -314,6 +314,17 @@ describe("errorDetails", () => {
     });
     expect(errorDetails("")).toEqual({});
   });
+
+  it("redacts a secret in every field, JSON-escaped or not", () => {
+    const key = "sk-details-9f8e7d";
+    const body = `{"error":{"message":"bad \\u0073k-details-9f8e7d","type":"${key}","code":"c_\\u0073k-details-9f8e7d"}}`;
+    expect(JSON.stringify(JSON.parse(body))).toContain(key);
+    expect(errorDetails(body, [key])).toEqual({
+      message: "bad [redacted]",
+      type: "[redacted]",
+      code: "c_[redacted]",
+    });
+  });
 });
 
 describe("MissingApiKeyError", () => {

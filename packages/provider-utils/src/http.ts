@@ -304,17 +304,22 @@ export function errorDetails(
   const record = asRecord(json);
   if (record === undefined) return { message: snippet(text) };
   const inner = asRecord(record.error);
+  // Parsed strings are redacted again: a JSON escape (`\u0073k-...`) hid them from the first pass.
+  const clean = (value: unknown) => {
+    const text = stringOf(value);
+    return text === undefined ? undefined : redact(text, secrets);
+  };
   if (inner !== undefined) {
     const out: { message?: string; type?: string; code?: string } = {};
-    const message = stringOf(inner.message);
-    const code = stringOf(inner.code);
-    const type = stringOf(inner.type) ?? code;
+    const message = clean(inner.message);
+    const code = clean(inner.code);
+    const type = clean(inner.type) ?? code;
     if (message !== undefined) out.message = message;
     if (type !== undefined) out.type = type;
     if (code !== undefined) out.code = code;
     return out.message === undefined ? { ...out, message: snippet(text) } : out;
   }
-  const message = stringOf(record.error) ?? stringOf(record.message) ?? stringOf(record.detail);
+  const message = clean(record.error) ?? clean(record.message) ?? clean(record.detail);
   return { message: message ?? snippet(text) };
 }
 
