@@ -384,7 +384,8 @@ export class Run {
       this.scannedTo = messages.length;
       return;
     }
-    const earlier = (this.callIds ??= new Set());
+    this.callIds ??= new Set();
+    const earlier = this.callIds;
     for (; this.scannedTo < messages.length; this.scannedTo++) {
       const message = messages[this.scannedTo]!;
       if (message.role !== "assistant" || message.toolCalls === undefined) continue;
