@@ -50,3 +50,23 @@ describe("readSSE maxEventBytes", () => {
     expect(seen).toEqual(["first"]);
   });
 });
+
+describe("readSSE maxEventBytes and comments", () => {
+  it("keep-alive comments between events, far more than the cap in all, pass", async () => {
+    const text = `${": OPENROUTER PROCESSING\n\n".repeat(200)}data: {"ok":true}\n\n`;
+    const events = await all(streamOf([text.slice(0, 3000), text.slice(3000)]), 256);
+    expect(events.map((e) => e.data)).toEqual(['{"ok":true}']);
+  });
+
+  it("an endless comment line is capped too (a parser holds an unfinished line)", async () => {
+    const error = await all(streamOf([": ", "c".repeat(4096)]), 1024).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SSEEventTooLargeError);
+  });
+
+  it("counts an event across CRLF, CR and LF line ends alike", async () => {
+    const event = "data: 0123456789\r\ndata: 0123456789\rdata: 0123456789\n\n";
+    // 3 lines of 16 bytes plus their 3 line ends: 51 bytes.
+    expect(await all(streamOf([event]), 51)).toHaveLength(1);
+    await expect(all(streamOf([event]), 50)).rejects.toBeInstanceOf(SSEEventTooLargeError);
+  });
+});

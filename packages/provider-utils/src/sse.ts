@@ -1,5 +1,6 @@
 import { createParser, type EventSourceParser } from "eventsource-parser";
 import { raceAbort } from "./abort.js";
+import { EventSizeMeter } from "./sse-size.js";
 
 /** One Server-Sent Event: its `event` name (`"message"` when unnamed), its data and its id. */
 export interface SSEEvent {
@@ -52,9 +53,9 @@ export class SSEParser {
 }
 
 /**
- * Thrown by {@link readSSE} when one event grows past `maxEventBytes`: the bytes read since the
- * previous event ended (comments and dropped events included). Reading stopped there and the body
- * was cancelled.
+ * Thrown by {@link readSSE} when one event grows past `maxEventBytes`: the bytes of its lines
+ * since the previous event ended (finished comment lines not counted, an unfinished line of any
+ * kind counted). Reading stopped there and the body was cancelled.
  */
 export class SSEEventTooLargeError extends Error {
   /** The cap that was passed, in bytes. */
@@ -64,20 +65,6 @@ export class SSEEventTooLargeError extends Error {
     this.name = "SSEEventTooLargeError";
     this.maxEventBytes = maxEventBytes;
   }
-}
-
-/** The end of the last blank line (an event's end) in `bytes`, or -1. */
-function lastEventEnd(bytes: Uint8Array): number {
-  for (let i = bytes.length - 1; i > 0; i--) {
-    const b = bytes[i];
-    if (b !== 10 && b !== 13) continue;
-    const a = bytes[i - 1];
-    // "\n\n", "\r\r", "\r\n\r\n" (its last two bytes are "\r\n" after "\n").
-    if (a === b || (a === 10 && b === 13) || (b === 10 && a === 13 && bytes[i - 2] === 10)) {
-      return i + 1;
-    }
-  }
-  return -1;
 }
 
 /**
@@ -97,24 +84,16 @@ export async function* readSSE(
   const decoder = new TextDecoder("utf-8");
   const parser = new SSEParser();
   let finished = false;
-  // Bytes since the last event ended: what the parser may be holding.
-  let pending = 0;
+  const meter = maxEventBytes === undefined ? undefined : new EventSizeMeter();
   try {
     for (;;) {
       const { done, value } = await raceAbort(reader.read(), signal);
       if (done) break;
-      const events = parser.push(decoder.decode(value, { stream: true }));
-      if (events.length === 0) pending += value.byteLength;
-      else {
-        // An event ended in this chunk; a blank line split across chunks is not found, so count
-        // the whole chunk then (an overcount of at most one chunk, never an undercount).
-        const end = lastEventEnd(value);
-        pending = end === -1 ? value.byteLength : value.byteLength - end;
-      }
-      if (maxEventBytes !== undefined && pending > maxEventBytes) {
+      // Measured before the parser sees the chunk, so it never holds an event past the cap.
+      if (meter !== undefined && maxEventBytes !== undefined && meter.add(value) > maxEventBytes) {
         throw new SSEEventTooLargeError(maxEventBytes);
       }
-      yield* events;
+      yield* parser.push(decoder.decode(value, { stream: true }));
     }
     finished = true;
     yield* parser.push(decoder.decode());
