@@ -175,7 +175,10 @@ export function agentTool(child: Client, options: AgentToolOptions): Tool {
     }
   }
 
-  /** The first execution; after a crash of the parent's worker, the same child run again. */
+  /**
+   * The first execution; after a crash of the parent's worker, the same child run again.
+   * `config` is the child's as traced for this call (`underParent`), shadowing the plain one.
+   */
   async function started(
     config: ResolvedConfig,
     prompt: string,
