@@ -10,7 +10,7 @@ import {
   type Tool,
 } from "@toolnexus/core";
 import { settleAll } from "./fan-out.js";
-import { checkPending, findCall, toolFor } from "./preflight.js";
+import { checkPending, findCall, REFUSED, toolFor } from "./preflight.js";
 import type { Run, Settled } from "./run.js";
 import { afterAnswer, isExpired } from "./suspension.js";
 import type { RunResult } from "./types.js";
@@ -24,8 +24,10 @@ export async function continueFrom(run: Run, claimed: ClaimedRun): Promise<RunRe
   const journaled = new Map<string, JournalEntry>();
   for (const entry of claimed.journal) journaled.set(entry.callId, entry);
   // Each claim raises the lease token by one: the claims since this checkpoint was written
-  // bound how many times a call of it may have started.
-  const since = claimed.lease.token - (checkpoint.leaseToken ?? 0);
+  // bound how many times a call of it may have started. The last one given back refused ran
+  // nothing (earlier refusals may still count: an attempt is never undercounted).
+  const refused = claimed.lastError?.code === REFUSED ? 1 : 0;
+  const since = claimed.lease.token - (checkpoint.leaseToken ?? 0) - refused;
   run.attempts = new Map();
   if (checkpoint.pending.length > 0) {
     const answers = new Map(claimed.answers.map((answer) => [answer.id, answer]));

@@ -96,8 +96,48 @@ describe("a stored checkpoint that no longer lists the answered request", () => 
     expect(errors[0]).toBeInstanceOf(CheckpointError);
     const after = await store.getRun(halted.runId);
     expect(after?.state).toBe("ready");
-    expect(after?.lastError?.code).toBe("checkpoint_invalid");
+    expect(after?.lastError?.code).toBe("continue_refused");
+    expect(after?.lastError?.message).toContain("no longer lists the request");
     expect(after?.requests.find((r) => r.request.id === halted.pending.id)?.state).toBe("answered");
     expect(executions).toHaveLength(1);
+  });
+});
+
+describe("ctx.attempt after a refused continuation", () => {
+  it("is 1 on the call's first execution with its answer, after a worker without the tool refused the run", async () => {
+    const store = memoryRunStore();
+    const executions: ToolContext[] = [];
+    const client = createClient({
+      model: scriptedModel(turns()),
+      tools: [deployTool(executions)],
+      runs: store,
+    });
+    const halted = await client.run("ship");
+    if (halted.status !== "pending") throw new Error("expected a halt");
+    await client.answer({ id: halted.pending.id, ok: true, data: { env: "prod" } });
+    // A worker of the same agent, deployed without the tool, claims the run and refuses it.
+    const toolless = createClient({ model: scriptedModel([]), tools: [], runs: store });
+    const controller = new AbortController();
+    const errors: unknown[] = [];
+    await toolless.work({
+      signal: controller.signal,
+      pollMs: 10,
+      onError: (error) => {
+        errors.push(error);
+        controller.abort();
+      },
+    });
+    expect(errors[0]).toBeInstanceOf(CheckpointError);
+    expect((await store.getRun(halted.runId))?.lastError?.code).toBe("continue_refused");
+    const done = await createClient({
+      model: scriptedModel(turns().slice(1)),
+      tools: [deployTool(executions)],
+      runs: store,
+    }).continueRun(halted.runId);
+    expect(done.status).toBe("done");
+    expect(executions.map((ctx) => [ctx.answer?.ok ?? null, ctx.attempt])).toEqual([
+      [null, 1],
+      [true, 1],
+    ]);
   });
 });

@@ -17,7 +17,7 @@ import { continueFrom } from "./continue-run.js";
 import { RunCancelledError } from "./errors.js";
 import { traced } from "./instrumentation.js";
 import { errorInfo, Journal, retryDelayMs } from "./journal.js";
-import { checkAnswered, checkBeforeClaim } from "./preflight.js";
+import { checkBeforeClaim, checkClaimed, REFUSED } from "./preflight.js";
 import { Run, restoredStart } from "./run.js";
 import type { PendingResult, RunEvent, RunResult } from "./types.js";
 
@@ -76,11 +76,12 @@ export async function continueClaimed(
   // Answers the checkpoint no longer lists are not in `claimed.answers`: ask the store.
   const requests = (await config.runs.getRun(checkpoint.runId))?.requests ?? [];
   try {
-    checkAnswered(checkpoint, requests);
+    checkClaimed(config, claimed, requests);
   } catch (thrown) {
-    // Given back with the error, so a worker backs off and ends it failed after maxFailures.
+    // Given back with the error, so a worker backs off and ends it failed after maxFailures;
+    // recorded as a refusal, so the claim does not count as an attempt of the calls.
     const retryAt = Date.now() + retryDelayMs(claimed.failures + 1);
-    await config.runs.release(claimed.lease, errorInfo(thrown), retryAt);
+    await config.runs.release(claimed.lease, { ...errorInfo(thrown), code: REFUSED }, retryAt);
     throw thrown;
   }
   const run = new Run(config, restoredStart(checkpoint), signal, sink, false);

@@ -4,6 +4,7 @@
 import {
   type Checkpoint,
   CheckpointError,
+  type ClaimedRun,
   type Message,
   type PendingCall,
   type RequestInfo,
@@ -94,5 +95,37 @@ export function checkBeforeClaim(
     const state = requests.find((info) => info.request.id === waiting.request.id)?.state;
     // An applied request's call is journaled: its result is reused, its tool not needed.
     if (state !== "applied") checkPending(config, checkpoint, waiting);
+  }
+}
+
+/**
+ * What a worker records (`lastError.code`) when it gives a claimed run back without running
+ * anything. The next continuation does not count that claim as an attempt of the run's calls.
+ */
+export const REFUSED = "continue_refused";
+
+/**
+ * The same checks on a claimed run, before any of its calls starts: an orphaned answer, the
+ * halted calls that will run again, or the tools of the in-flight turn's unjournaled calls.
+ */
+export function checkClaimed(
+  config: ResolvedConfig,
+  claimed: ClaimedRun,
+  requests: readonly RequestInfo[],
+): void {
+  const { checkpoint } = claimed;
+  checkAnswered(checkpoint, requests);
+  const journaled = new Set(claimed.journal.map((entry) => entry.callId));
+  if (checkpoint.pending.length > 0) {
+    for (const waiting of checkpoint.pending) {
+      if (!journaled.has(waiting.callId)) checkPending(config, checkpoint, waiting);
+    }
+    return;
+  }
+  const last = checkpoint.messages[checkpoint.messages.length - 1];
+  if (last?.role !== "assistant" || last.toolCalls === undefined) return;
+  for (const call of last.toolCalls) {
+    if (journaled.has(call.id) || call.argsError !== undefined) continue;
+    toolFor(config, checkpoint.runId, call.id, call.name);
   }
 }
