@@ -233,6 +233,16 @@ function neverSent(error: unknown): boolean {
 /** Translated errors a retry may cure, and whether the server surely did nothing (rolled back). */
 const transient = new WeakMap<object, { nothingDone: boolean }>();
 
+/**
+ * Marks `error` as one a retry may cure, as a broken connection's error is marked;
+ * `nothingDone` when the server surely did nothing. For tests that cut a connection at a chosen
+ * moment.
+ */
+export function markTransient<E extends object>(error: E, nothingDone: boolean): E {
+  transient.set(error, { nothingDone });
+  return error;
+}
+
 const FIRST_RETRY_MS = 50;
 const LAST_RETRY_MS = 1000;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -359,7 +369,7 @@ export function openDb(
   const classify = (original: unknown, nothingDone: boolean): unknown => {
     const translated = translate(original);
     if (isTransient(original) && typeof translated === "object" && translated !== null) {
-      transient.set(translated, { nothingDone: nothingDone || neverSent(original) });
+      markTransient(translated, nothingDone || neverSent(original));
     }
     return translated;
   };
