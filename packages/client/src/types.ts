@@ -191,7 +191,9 @@ export type RunEvent =
   | { type: "usage"; usage: Usage; total: Usage }
   /**
    * A running tool reported progress (`ctx.progress`, or an MCP server's progress
-   * notifications): `callId` is the call's id, `total` is there when known.
+   * notifications): `callId` is the call's id within the run (`ctx.callId`, that is
+   * `callIdOf(call)`: the provider's id unless it repeated an earlier turn's), `total` is
+   * there when known.
    */
   | { type: "progress"; callId: string; progress: number; total?: number; message?: string }
   /** An event of a sub-agent's run (`agentTool`), marked with the agent and the parent's call. */
