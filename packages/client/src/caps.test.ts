@@ -1,7 +1,9 @@
 import type { Tool, ToolResult } from "@toolnexus/core";
 import { describe, expect, it } from "vitest";
+import { agentTool } from "./agent-tool.js";
 import { createClient } from "./client.js";
 import { DEFAULT_MAX_CONCURRENT_TOOLS, DEFAULT_MAX_TOOL_CALLS_PER_TURN } from "./config.js";
+import { inProcessModel } from "./in-process-model.js";
 import { scriptedModel } from "./testing.js";
 
 /** A tool that counts how many of its executions are in flight at once. */
@@ -101,4 +103,43 @@ describe("caps on a turn's tool calls", () => {
       );
     }
   });
+
+  it("is per run: each sub-agent run has its own client's limits, and holds one parent slot", async () => {
+    const { state, tool } = gauge();
+    // Every child run asks for 10 fetches, then answers.
+    const childModel = inProcessModel({
+      id: "child",
+      generate: (request) =>
+        request.messages[request.messages.length - 1]?.role === "tool"
+          ? { content: "fetched all" }
+          : {
+              toolCalls: Array.from({ length: 10 }, (_, n) => ({
+                id: `f${n}`,
+                name: "fetch",
+                arguments: { n },
+              })),
+            },
+    });
+    const child = createClient({ model: childModel, tools: [tool], maxConcurrentTools: 2 });
+    const research = agentTool(child, { name: "research", description: "researches" });
+    const parent = createClient({
+      model: scriptedModel([
+        {
+          toolCalls: Array.from({ length: 10 }, (_, n) => ({
+            id: `r${n}`,
+            name: "research",
+            arguments: { prompt: `topic ${n}` },
+          })),
+        },
+        { content: "done" },
+      ]),
+      tools: [research],
+      maxConcurrentTools: 3,
+    });
+    const result = await parent.run("go");
+    expect(result.status).toBe("done");
+    expect(state.ran).toBe(100);
+    // 3 child runs at once, each with 2 fetches in flight: 3 × 2, never more.
+    expect(state.max).toBe(6);
+  }, 120_000);
 });
