@@ -56,9 +56,13 @@ export function shownPath(path: string, env: NodeJS.ProcessEnv = process.env): s
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
 }
 
-/** Opens the demo's SQLite file (loaded on demand: the default demo never touches SQLite). */
+/**
+ * Opens the demo's SQLite file (loaded on demand: the default demo never touches SQLite). The
+ * file holds answers and tool arguments: its folder, when the demo makes it, is the owner's
+ * alone (0700), and the store makes the file and its -wal and -shm 0600.
+ */
 export async function openStore(path: string): Promise<SqliteStore> {
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const { sqliteStore } = await import("@toolnexus/store-sqlite");
   return sqliteStore({ path });
 }

@@ -43,7 +43,8 @@ export function timelineRecorder(
 ): { started(): void; onEvent(event: RunEvent): void } {
   const append = (entry: TimelineEntry) => {
     try {
-      appendFileSync(file, `${JSON.stringify(entry)}\n`);
+      // Owner-only like the database beside it: it names the session's tools and times.
+      appendFileSync(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
     } catch {
       // Times are a nicety: a file that cannot be written never stops a run.
     }

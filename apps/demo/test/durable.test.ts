@@ -1,5 +1,7 @@
 // `pnpm demo --durable`: the run halts into SQLite and each continuation is a new process that
 // shares nothing with the others but the file.
+import { readdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { sqliteStore } from "@toolnexus/store-sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runDemo, tempDir } from "./processes.js";
@@ -207,6 +209,26 @@ describe("the durable path across processes", () => {
     const resumed = await runDemo(["resume", id!, "--answer", "env=staging", "--db", db]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("✓ deploy[2.4.1] deployed 2.4.1 to staging");
+  });
+
+  it("keeps its files owner-only: a folder it makes 0700, the database, -wal, -shm and timeline 0600", async () => {
+    const nested = tmp.file("made/by/the/demo/demo.db");
+    const before = process.umask(0o022);
+    try {
+      const halted = await runDemo(["--durable", "--db", nested]);
+      expect(halted.code, halted.stderr).toBe(0);
+    } finally {
+      process.umask(before);
+    }
+    const folder = dirname(nested);
+    expect((statSync(folder).mode & 0o777).toString(8)).toBe("700");
+    const files = readdirSync(folder);
+    expect(files).toEqual(expect.arrayContaining(["demo.db", "demo.db-timeline.jsonl"]));
+    for (const name of files) {
+      expect(`${name} ${(statSync(join(folder, name)).mode & 0o777).toString(8)}`).toBe(
+        `${name} 600`,
+      );
+    }
   });
 
   it("a declined input ends the run without deploying", async () => {
