@@ -1,4 +1,4 @@
-import type { Tool, ToolResult } from "@toolnexus/core";
+import { pending, type Tool, type ToolContext, type ToolResult } from "@toolnexus/core";
 import { describe, expect, it } from "vitest";
 import { agentTool } from "./agent-tool.js";
 import { createClient } from "./client.js";
@@ -141,5 +141,25 @@ describe("caps on a turn's tool calls", () => {
     expect(state.ran).toBe(100);
     // 3 child runs at once, each with 2 fetches in flight: 3 × 2, never more.
     expect(state.max).toBe(6);
+  }, 120_000);
+
+  it("re-runs a halted turn's answered calls under the same limit", async () => {
+    const { state, tool } = gauge();
+    const asking: Tool = {
+      ...tool,
+      execute: async (args, ctx?: ToolContext) =>
+        ctx?.answer === undefined
+          ? pending({ kind: "approval", prompt: "fetch?" })
+          : tool.execute(args, ctx),
+    };
+    const client = createClient({ model: fanOut(40), tools: [asking], maxConcurrentTools: 4 });
+    const halted = await client.run("go");
+    if (halted.status !== "pending") throw new Error("expected a halt");
+    expect(halted.pendings).toHaveLength(40);
+    for (const request of halted.pendings) await client.answer({ id: request.id, ok: true });
+    const done = await client.continueRun(halted.runId);
+    expect(done.status).toBe("done");
+    expect(state.ran).toBe(40);
+    expect(state.max).toBe(4);
   }, 120_000);
 });
