@@ -192,6 +192,13 @@ function ownPool(
     connectionTimeoutMillis: options.connectTimeoutMs,
     Client: Connection,
   });
+  // Every connection of the store's own pool keeps an "error" listener for its whole life, also
+  // while the application holds one it took from `store.pool`: the server ending it (57P01 on a
+  // restart, pg_terminate_backend) must not end the process. Whoever holds it sees the failure
+  // on its next query.
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+  });
   Object.defineProperty(pool.options, "connectionString", {
     value: connectionString,
     enumerable: false,
