@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
   canonicalJson,
+  checkId,
   checkLease,
   checkLeaseMs,
   checkOwner,
+  checkStoreIds,
+  guardStoreIds,
+  InvalidIdError,
   pruneCutoff,
   storedError,
 } from "./store-kit.js";
@@ -41,5 +45,64 @@ describe("store kit", () => {
     expect(() => checkOwner("", "s.claim()")).toThrow("owner must be a non-empty string");
     expect(() => checkLeaseMs(-5, "s.claim()")).toThrow("leaseMs must be zero or more");
     expect(() => checkLease({ runId: "r", owner: "o", token: 2, expiresAt: 0 }, "x")).not.toThrow();
+  });
+});
+
+describe("ids every store keeps exactly", () => {
+  it("checkId refuses NUL and unpaired surrogates, naming the field and the index, not the id", () => {
+    for (const [id, problem] of [
+      ["a\u0000b", "NUL character (U+0000) at index 1"],
+      ["a\uD800", "unpaired UTF-16 surrogate at index 1"],
+      ["\uDC00a", "unpaired UTF-16 surrogate at index 0"],
+      ["\uDE00\uD83D", "unpaired UTF-16 surrogate at index 0"],
+    ] as const) {
+      let thrown: unknown;
+      try {
+        checkId(id, "runId");
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(InvalidIdError);
+      expect(thrown).toMatchObject({ code: "invalid_id", field: "runId" });
+      expect((thrown as Error).message).toContain(problem);
+      expect((thrown as Error).message).not.toContain(id);
+    }
+    // Paired surrogates, control characters, U+FFFD and non-strings (left to type checks) pass.
+    for (const ok of ["\u{1F600}", "tab\there\n", "\uFFFD", "", "x".repeat(100_000), 42, null]) {
+      expect(() => checkId(ok, "runId")).not.toThrow();
+    }
+  });
+
+  it("checkStoreIds finds the ids in each method's arguments", () => {
+    const bad = "x\u0000";
+    const lease = { runId: "run_1", owner: bad, token: 1, expiresAt: 0 };
+    const field = (method: string, args: unknown[]) => {
+      try {
+        checkStoreIds(method, args);
+      } catch (error) {
+        return (error as InvalidIdError).field;
+      }
+      return undefined;
+    };
+    expect(field("halt", [{ runId: "r", pending: [{ request: { id: bad } }] }])).toBe(
+      "checkpoint.pending[0].request.id",
+    );
+    expect(field("step", [lease, { runId: "run_1" }])).toBe("lease.owner");
+    expect(field("journal", [{ ...lease, owner: "w" }, { answered: bad }])).toBe("entry.answered");
+    expect(field("claim", [{ owner: "w", agent: bad }])).toBe("agent");
+    expect(field("list", [{ sessionId: bad }])).toBe("sessionId");
+    expect(field("deleteConversation", [bad])).toBe("sessionId");
+    expect(field("subscribe", [bad])).toBeUndefined();
+  });
+
+  it("guardStoreIds throws for a sync store and rejects for an async one, in place", async () => {
+    const sync = { getRun: (id: string) => id, other: 1 };
+    expect(guardStoreIds(sync, "sync")).toBe(sync);
+    expect(sync.getRun("ok")).toBe("ok");
+    expect(() => sync.getRun("\uD800")).toThrow(InvalidIdError);
+    const async = guardStoreIds({ getRun: async (id: string) => id }, "async");
+    const pending = async.getRun("\uD800");
+    expect(pending).toBeInstanceOf(Promise);
+    await expect(pending).rejects.toMatchObject({ code: "invalid_id" });
   });
 });

@@ -242,8 +242,9 @@ export function postgresStore(
     },
     async migrate() {
       if (closed) throw closedError();
-      // Always looks again: an explicit migration reports what it found now.
-      const result = await migrate(db);
+      // Always looks again: an explicit migration reports what it found now. Safe to repeat
+      // (under an advisory lock, by version), so tried again while the server is away.
+      const result = await db.retrying(() => migrate(db));
       migrated = Promise.resolve(result);
       return result;
     },
