@@ -5,6 +5,7 @@ import {
   type AnswerConflictError,
   type AnswerReceipt,
   type ClaimedRun,
+  copyWireData,
   parseAnswer,
   type RunInfo,
   RunNotFoundError,
@@ -46,6 +47,20 @@ export async function startDurable(
   run: Run,
   signal: AbortSignal | undefined,
 ): Promise<RunResult> {
+  if (run.runExtra !== undefined) {
+    // A durable run may continue in another process: its `extra` must survive the store.
+    const copied = copyWireData(run.runExtra, "extra");
+    if ("issue" in copied) {
+      const { path, message } = copied.issue;
+      throw new WireFormatError("extra", [
+        {
+          field: "extra",
+          path,
+          message: `"${path}" ${message}; a durable run's extra is stored as JSON (keep handles in the client's extra)`,
+        },
+      ]);
+    }
+  }
   const lease = await config.runs.start(run.checkpoint([]), config.owner, config.leaseMs);
   const journal = new Journal(config.runs, lease, config.leaseMs, 0, () => run.messages);
   const result = await underLease(run, journal, () => run.loop());

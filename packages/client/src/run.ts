@@ -7,6 +7,7 @@ import {
   CHECKPOINT_VERSION,
   type Checkpoint,
   callIdOf,
+  copyWireData,
   emptyUsage,
   type FinishedResult,
   type JournalEntry,
@@ -223,8 +224,11 @@ export class Run {
     };
     if (this.sessionId !== undefined) checkpoint.sessionId = this.sessionId;
     if (this.config.agent !== undefined) checkpoint.agent = this.config.agent;
-    if (this.runExtra !== undefined && serialisable(this.runExtra))
-      checkpoint.extra = this.runExtra;
+    if (this.runExtra !== undefined) {
+      // Kept when it is plain JSON (a copy, read once); a handle or a function is left out.
+      const copied = copyWireData(this.runExtra, "extra");
+      if ("value" in copied) checkpoint.extra = copied.value as Record<string, unknown>;
+    }
     if (this.conversation) checkpoint.conversation = true;
     const carrier = this.trace?.carrier();
     if (carrier !== undefined) checkpoint.trace = carrier;
@@ -528,15 +532,6 @@ function fallbackRecord(callId: string, message: ToolMessage): ToolCallRecord {
     timedOut: false,
     durationMs: 0,
   };
-}
-
-function serialisable(value: unknown): boolean {
-  try {
-    JSON.stringify(value);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A fresh run's starting state. */

@@ -170,4 +170,48 @@ describe("user data into the wire format is refused with a WireFormatError", () 
         'cannot halt for a human: "state.cursor" is a BigInt, which JSON cannot hold; send it as a string, and a halted call is stored as JSON',
     });
   });
+
+  it("a durable run refuses a run extra that is not JSON before storing anything", async () => {
+    const cyclic: Record<string, unknown> = { tenant: "acme" };
+    cyclic.me = cyclic;
+    const client = createClient({
+      model: scriptedModel([{ toolCalls: [{ id: "c1", name: "ask" }] }, { content: "done" }]),
+      tools: [asker()],
+    });
+    for (const [extra, path] of [
+      [cyclic, "extra.me"],
+      [{ limit: 5n }, "extra.limit"],
+      [{ deep: deep(5000) }, `extra.deep${".a".repeat(MAX_WIRE_DEPTH - 1)}`],
+    ] as const) {
+      const thrown = await client.run("go", { durable: true, extra }).catch((e: unknown) => e);
+      expect(thrown).toBeInstanceOf(WireFormatError);
+      expect((thrown as WireFormatError).path).toBe(path);
+      expect((thrown as Error).message).toContain("a durable run's extra is stored as JSON");
+    }
+    expect(await client.runs.list()).toEqual([]);
+    // JSON extra is kept, and a resumed run's tools see it.
+    const seen: unknown[] = [];
+    const tool: Tool = {
+      ...asker(),
+      execute: async (_args, ctx?: ToolContext) => {
+        seen.push(ctx?.extra);
+        return asker().execute({}, ctx);
+      },
+    };
+    const store = client.runs;
+    const first = createClient({
+      model: scriptedModel([{ toolCalls: [{ id: "c1", name: "ask" }] }]),
+      tools: [tool],
+      runs: store,
+    });
+    const halted = await first.run("go", { durable: true, extra: { tenant: "acme" } });
+    if (halted.status !== "pending") throw new Error("expected a halt");
+    const done = await createClient({
+      model: scriptedModel([{ content: "done" }]),
+      tools: [tool],
+      runs: store,
+    }).resume({ id: halted.pending.id, ok: true });
+    expect(done.status).toBe("done");
+    expect(seen).toEqual([{ tenant: "acme" }, { tenant: "acme" }]);
+  });
 });

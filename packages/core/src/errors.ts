@@ -13,7 +13,7 @@ export class ToolnexusError extends Error {
 
 /**
  * Thrown by `parseRequest` / `parseAnswer` (and so by `client.answer`, `client.resume` and every
- * store's `answer`) when wire data is malformed. `field` names the first bad field (e.g.
+ * store's `answer`) when wire data is malformed, and by a durable run whose `extra` is not JSON. `field` names the first bad field (e.g.
  * `"ok"`), `path` the bad value inside it when it is nested (e.g. `"data.items[2]"`: a cycle, a
  * BigInt, a Symbol, a function, a getter that throws, NaN, nesting deeper than 64 levels), and
  * `issues` lists the problems found.
@@ -23,7 +23,7 @@ export class WireFormatError extends ToolnexusError {
   readonly path: string | undefined;
   readonly issues: readonly string[];
   constructor(
-    what: "Request" | "Answer",
+    what: "Request" | "Answer" | "extra",
     issues: readonly { field?: string; message: string; path?: string }[],
   ) {
     const list = issues.map((issue) => issue.message);
