@@ -421,12 +421,15 @@ class RunTelemetry implements TracedRun {
     if (this.agent !== undefined) measured[ATTR.agentName] = this.agent;
     const started = performance.now();
     let outcome: O;
-    this.toolSpans.set(info.call.id, span);
+    // Keyed like `ctx.callId`, which the tool's `traceCarrier` asks with: unique within the run
+    // even when the provider reuses an id across turns.
+    const key = info.call.runCallId ?? info.call.id;
+    this.toolSpans.set(key, span);
     try {
       // Whatever the tool does inside `run` sees this span as the active one.
       outcome = await context.with(trace.setSpan(this.ctx, span), run);
     } catch (error) {
-      this.toolSpans.delete(info.call.id);
+      this.toolSpans.delete(key);
       const type = errorType(error);
       fail(span, type, error);
       measured[ATTR.errorType] = type;
@@ -434,7 +437,7 @@ class RunTelemetry implements TracedRun {
       span.end();
       throw error;
     }
-    this.toolSpans.delete(info.call.id);
+    this.toolSpans.delete(key);
     const type = this.toolOutcome(span, outcome);
     if (type !== undefined) measured[ATTR.errorType] = type;
     this.telemetry.instruments.toolDuration.record(outcome.durationMs / 1000, measured);

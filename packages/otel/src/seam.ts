@@ -17,6 +17,8 @@ export interface TracedMessage {
 /** A tool call the model asked for. */
 export interface TracedToolCall {
   id: string;
+  /** The call's id within its run (`ctx.callId`) when the provider's `id` repeated an earlier turn's. */
+  runCallId?: string;
   name: string;
   args: Record<string, unknown>;
 }

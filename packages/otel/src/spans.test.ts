@@ -276,6 +276,37 @@ describe("spans of a run", () => {
     );
   });
 
+  it("gives each call its own span when the model reuses a call id across turns", async () => {
+    const seen: { callId?: string; traceparent?: string }[] = [];
+    const probe = nativeTool({
+      name: "probe",
+      description: "reads its trace context",
+      ctx: true,
+      run: (_args, ctx) => {
+        seen.push({ callId: ctx.callId, traceparent: ctx.traceCarrier?.()?.traceparent });
+        return "ok";
+      },
+    });
+    const client = createClient({
+      model: scriptedModel([
+        { toolCalls: [{ id: "call_0", name: "probe" }] },
+        { toolCalls: [{ id: "call_0", name: "probe" }] },
+        { content: "done" },
+      ]),
+      tools: [probe],
+      instrumentation: otelInstrumentation(),
+    });
+    await client.run("go");
+    const toolSpans = finished().filter((span) => span.name === "execute_tool probe");
+    expect(toolSpans).toHaveLength(2);
+    const { traceId } = spanNamed("invoke_agent").spanContext();
+    // The second call has a run-unique ctx.callId, and its carrier is still its own span.
+    expect(new Set(seen.map((s) => s.callId)).size).toBe(2);
+    expect(seen.map((s) => s.traceparent)).toEqual(
+      toolSpans.map((span) => `00-${traceId}-${span.spanContext().spanId}-01`),
+    );
+  });
+
   it("marks a timed-out call 'timeout' and a tool error 'tool_error', without the error's text", async () => {
     const slow = nativeTool({
       name: "slow",
