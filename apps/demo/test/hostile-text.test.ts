@@ -126,8 +126,9 @@ describe("demo pending and resume on a stored hostile request", () => {
           pending({
             kind: "input",
             prompt: HOSTILE,
+            // As a sub-agent's escalated question would say who asks.
+            route: { agent: `writer${OSC_TITLE}`, path: [`notes${ERASE_LINE}`] },
             data: {
-              agent: `writer${OSC_TITLE}`,
               schema: {
                 type: "object",
                 properties: { env: { type: "string", default: `prod${ERASE_LINE}` } },

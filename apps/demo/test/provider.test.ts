@@ -32,6 +32,7 @@ describe("a real endpoint instead of the scripted model", () => {
         fake.baseUrl,
         "--model",
         "fake-model",
+        "--defaults",
         "--approve",
         "yes",
       ],
