@@ -23,7 +23,7 @@ export class WireFormatError extends ToolnexusError {
   readonly path: string | undefined;
   readonly issues: readonly string[];
   constructor(
-    what: "Request" | "Answer" | "extra",
+    what: "Request" | "Answer" | "extra" | "event" | "options",
     issues: readonly { field?: string; message: string; path?: string }[],
   ) {
     const list = issues.map((issue) => issue.message);
@@ -59,13 +59,15 @@ export class SuspensionNotFoundError extends ToolnexusError {
  */
 export class AnswerConflictError extends ToolnexusError {
   readonly requestId: string;
-  readonly reason: "answered" | "expired";
-  constructor(requestId: string, reason: "answered" | "expired", detail?: string) {
+  readonly reason: "answered" | "expired" | "cancelled";
+  constructor(requestId: string, reason: "answered" | "expired" | "cancelled", detail?: string) {
     super(
       "answer_conflict",
       reason === "answered"
         ? `request "${shortId(requestId)}" already has a different answer; an answer cannot be changed once recorded`
-        : `request "${shortId(requestId)}" expired${detail ? ` at ${detail}` : ""}; its run continues as if it were declined`,
+        : reason === "cancelled"
+          ? `request "${shortId(requestId)}" belongs to a cancelled run${detail ? ` (${detail})` : ""}; nothing is waiting for its answer`
+          : `request "${shortId(requestId)}" expired${detail ? ` at ${detail}` : ""}; its run continues as if it were declined`,
     );
     this.requestId = requestId;
     this.reason = reason;

@@ -44,6 +44,27 @@ export {
 export type { ToolResult } from "./result.js";
 export { error, isToolResult, ok } from "./result.js";
 export type {
+  RecordedRunEvent,
+  RunEventInit,
+  RunEventType,
+} from "./run-events.js";
+export {
+  checkActor,
+  checkCancelReason,
+  checkEventOffset,
+  checkLoopEvents,
+  eventData,
+  eventOutput,
+  eventReadLimit,
+  LOOP_RUN_EVENTS,
+  MAX_ACTOR_CHARS,
+  MAX_EVENT_DATA_CHARS,
+  MAX_EVENT_OUTPUT_CHARS,
+  MAX_EVENTS_PER_READ,
+  RUN_EVENT_TYPES,
+  TERMINAL_RUN_EVENTS,
+} from "./run-events.js";
+export type {
   DoneResult,
   FinishedResult,
   IncompleteResult,
@@ -71,8 +92,12 @@ export {
   storedError,
 } from "./store-kit.js";
 export type {
+  AnswerOptions,
   AnswerReceipt,
   Awaitable,
+  CancelInfo,
+  CancelReceipt,
+  CancelRequest,
   ClaimedRun,
   ClaimOptions,
   ConversationStore,

@@ -1,5 +1,6 @@
 import type { Checkpoint, JournalEntry } from "./checkpoint.js";
 import type { Message } from "./messages.js";
+import type { RecordedRunEvent, RunEventInit } from "./run-events.js";
 import type { FinishedResult } from "./run-result.js";
 import type { Answer, Request } from "./wire.js";
 
@@ -18,14 +19,57 @@ export type Awaitable<T> = T | Promise<T>;
  * - `done`: finished; its result is kept until pruned.
  * - `failed`: a worker gave up on it after repeated errors; the last error is kept, and
  *   continuing it by id (`client.continueRun`) tries again.
+ * - `cancelled`: someone cancelled it ({@link RunStore.cancel}); who and why are kept. Final.
  */
-export type RunState = "waiting" | "ready" | "running" | "expired" | "done" | "failed";
+export type RunState =
+  | "waiting"
+  | "ready"
+  | "running"
+  | "expired"
+  | "done"
+  | "failed"
+  | "cancelled";
 
 /**
  * Where one request of a halted run stands: `waiting` for an answer, `answered` (recorded, not
- * yet applied), `applied` (the run used the answer), or `expired` (its deadline passed unanswered).
+ * yet applied), `applied` (the run used the answer), `expired` (its deadline passed unanswered),
+ * or `cancelled` (its run was cancelled before it was applied).
  */
-export type RequestState = "waiting" | "answered" | "applied" | "expired";
+export type RequestState = "waiting" | "answered" | "applied" | "expired" | "cancelled";
+
+/** Who cancelled a run, why, and when (ISO time). */
+export interface CancelInfo {
+  by?: string;
+  reason?: string;
+  at: string;
+}
+
+/** What {@link RunStore.cancel} takes: who asks (an identity the host authenticated) and why. */
+export interface CancelRequest {
+  by?: string;
+  reason?: string;
+}
+
+/**
+ * What cancelling did: `cancelled` (the run ended `cancelled` now), `requested` (it is
+ * running: the worker holding it stops it at its next lease renewal), `already_cancelled` or
+ * `finished` (it had ended `cancelled`, or `done`: nothing changed).
+ */
+export interface CancelReceipt {
+  runId: string;
+  outcome: "cancelled" | "requested" | "already_cancelled" | "finished";
+  /** The run's state after the call. */
+  state: RunState;
+}
+
+/** Options of {@link RunStore.answer}. */
+export interface AnswerOptions {
+  /**
+   * Who answered: an identity the host authenticated (a user id, an email, a policy's name).
+   * Kept with the answer and its time; never taken from the model or the answer's data.
+   */
+  by?: string;
+}
 
 /**
  * A worker's hold on a run. Every write a worker makes passes it, and the store refuses the
@@ -38,6 +82,11 @@ export interface Lease {
   token: number;
   /** Epoch milliseconds when the lease runs out unless renewed. */
   expiresAt: number;
+  /**
+   * Set by {@link RunStore.renew} when someone asked to cancel the run: the worker stops it
+   * (its tools see their signal abort) and ends it with `finish(lease, { state: "cancelled" })`.
+   */
+  cancel?: CancelInfo;
 }
 
 /** An error a run stopped on, as the store records it (no stack, no secrets). */
@@ -100,6 +149,10 @@ export interface RequestInfo {
   runId: string;
   state: RequestState;
   answer?: Answer;
+  /** Who answered ({@link AnswerOptions.by}), when the host said. */
+  answeredBy?: string;
+  /** ISO time the answer was recorded. */
+  answeredAt?: string;
   /** The effective deadline (`PendingCall.deadline`, else the Request's `expiresAt`). */
   expiresAt?: string;
 }
@@ -125,6 +178,8 @@ export interface RunInfo {
   /** Errors recorded since the run last moved on, and the last one. */
   failures: number;
   lastError?: RunErrorInfo;
+  /** Who cancelled it and why: asked while `running`, or done once `cancelled`. */
+  cancel?: CancelInfo;
 }
 
 /** One request as a host's inbox lists it. */
@@ -138,6 +193,9 @@ export interface SuspensionSummary {
   /** The effective deadline. */
   expiresAt?: string;
   state: RequestState;
+  /** Who answered, and when (ISO), once answered. */
+  answeredBy?: string;
+  answeredAt?: string;
 }
 
 /** Filters for {@link RunStore.list}; all given fields must match. */
@@ -153,8 +211,8 @@ export interface SuspensionFilter {
 /** What {@link RunStore.prune} removes. */
 export interface PruneOptions {
   /**
-   * Removes `done` and `failed` runs (with their requests and journals) that finished at or
-   * before this moment: a `Date` is that moment, a number an age in ms (`0`: every finished run).
+   * Removes `done`, `failed` and `cancelled` runs (with their requests, journals and events)
+   * that finished at or before this moment: a `Date` is that moment, a number an age in ms (`0`: every finished run).
    */
   olderThan: Date | number;
 }
@@ -162,7 +220,8 @@ export interface PruneOptions {
 /** How a run ends in the store. */
 export type RunOutcome =
   | { state: "done"; result: FinishedResult }
-  | { state: "failed"; error: RunErrorInfo };
+  | { state: "failed"; error: RunErrorInfo }
+  | { state: "cancelled"; cancel: CancelInfo };
 
 /**
  * Where durable runs live: their checkpoints, the journal of each step, the human's answers,
@@ -199,7 +258,11 @@ export interface RunStore {
    * (epoch ms). Ignores a lost lease.
    */
   release(lease: Lease, error?: RunErrorInfo, retryAt?: number): Awaitable<void>;
-  /** Ends a run `done` with its result, or `failed`. Requests still open become `applied`. */
+  /**
+   * Ends a run `done` with its result, `failed`, or `cancelled` (after a cancel the lease
+   * reported). Requests still open become `applied` (`cancelled` for a cancelled run).
+   * Records the matching final event.
+   */
   finish(lease: Lease, outcome: RunOutcome): Awaitable<void>;
   /** Takes a lease on a run that can continue now; `undefined` when there is none. */
   claim(options: ClaimOptions): Awaitable<ClaimedRun | undefined>;
@@ -207,9 +270,11 @@ export interface RunStore {
    * Records a human's answer to a waiting request (validated with `parseAnswer`), and makes a
    * `waiting` run `ready`. Idempotent: the same answer again is a `duplicate`. Throws
    * `SuspensionNotFoundError` for an unknown id, `AnswerConflictError` for a different answer
-   * to an answered request or an answer after the deadline, `WireFormatError` for bad input.
+   * to an answered request, an answer after the deadline or to a cancelled run
+   * (`reason: "cancelled"`), `WireFormatError` for bad input. `options.by` (who answered) is
+   * kept with the answer and its time, and in the `answered` event.
    */
-  answer(answer: Answer): Awaitable<AnswerReceipt>;
+  answer(answer: Answer, options?: AnswerOptions): Awaitable<AnswerReceipt>;
   /** A run by id, or `undefined`. */
   getRun(runId: string): Awaitable<RunInfo | undefined>;
   /** A request by id (the newest run that raised it), or `undefined`. */
@@ -224,6 +289,39 @@ export interface RunStore {
    * unsubscribe function.
    */
   subscribe?(onReady: () => void): () => void;
+
+  // Run events and cancel: optional members, so a store written before them still compiles;
+  // the stores toolnexus ships have them all, and `@toolnexus/core/testing`'s contract checks
+  // them. A store that has them records, in the same write as the change, `started` (start, or
+  // a halt that makes a run durable), `suspended` (halt), `answered` (answer), `continued`
+  // (claim), `cancel_requested` / `cancelled` (cancel) and `done` / `failed` / `cancelled`
+  // (finish); the loop appends the rest with `appendEvents`. Events go with their run on prune.
+
+  /**
+   * Appends events of the loop (types in `LOOP_RUN_EVENTS`) to a run the lease holds, after
+   * the events recorded so far. Refuses a lost lease (`LeaseLostError`). Returns the offset
+   * of the last event of the run.
+   */
+  appendEvents?(lease: Lease, events: readonly RunEventInit[]): Awaitable<number>;
+  /**
+   * A run's events with an offset above `after` (0: from the first), oldest first, at most
+   * `limit` (default and most: `MAX_EVENTS_PER_READ`). `[]` for an unknown or pruned run.
+   */
+  readEvents?(runId: string, after: number, limit?: number): Awaitable<RecordedRunEvent[]>;
+  /**
+   * Calls `onEvent` soon after an event of this run is recorded: by any process where the
+   * store can tell (PostgreSQL), else by this process, or by polling. A hint, not the event:
+   * the follower reads with `readEvents`. Returns an unsubscribe function.
+   */
+  watchEvents?(runId: string, onEvent: () => void): () => void;
+  /**
+   * Cancels a run. A `waiting`, `ready`, `expired` or `failed` run (or a `running` one whose
+   * lease lapsed) ends `cancelled` at once, its open requests `cancelled`; a `running` one is
+   * marked, and its worker's next `renew` returns the lease with `cancel` set. Its sub-agents'
+   * runs (ids under `<runId>/`) are cancelled the same way. Cancelling a `cancelled` or `done`
+   * run changes nothing. `RunNotFoundError` for an unknown run.
+   */
+  cancel?(runId: string, request?: CancelRequest): Awaitable<CancelReceipt>;
 }
 
 /** Where `client.ask` keeps each session's transcript between calls. */
