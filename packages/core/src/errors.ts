@@ -74,6 +74,21 @@ export class AnswerConflictError extends ToolnexusError {
   }
 }
 
+/**
+ * Thrown when a feature needs an optional `RunStore` member the store lacks (a store written
+ * before run events and cancel): `member` names it, e.g. `"readEvents"` or `"cancel"`.
+ */
+export class StoreUnsupportedError extends ToolnexusError {
+  readonly member: string;
+  constructor(member: string, feature: string) {
+    super(
+      "store_unsupported",
+      `${feature} needs the run store's ${member}(), which this store does not have; use a store toolnexus ships (memory, SQLite, PostgreSQL) or add it (runStoreContract from @toolnexus/core/testing checks it)`,
+    );
+    this.member = member;
+  }
+}
+
 /** Thrown when no stored run has this id. */
 export class RunNotFoundError extends ToolnexusError {
   readonly runId: string;

@@ -6,11 +6,14 @@ export {
   CheckpointError,
   LeaseLostError,
   RunNotFoundError,
+  StoreUnsupportedError,
   SuspensionNotFoundError,
   shortId,
   ToolnexusError,
   WireFormatError,
 } from "./errors.js";
+export type { FollowOptions } from "./follow.js";
+export { DEFAULT_FOLLOW_POLL_MS, followRunEvents } from "./follow.js";
 export { randomId } from "./ids.js";
 export type {
   AssistantMessage,
