@@ -995,6 +995,8 @@ export function runStoreContract(name: string, open: () => Awaitable<OpenedStore
           ...info,
           state: "answered",
           answer: { id: "r1", ok: true, data: { x: 1 } },
+          // When it was recorded (see the events contract: kept for every answer).
+          answeredAt: expect.any(String),
         });
       });
     });
