@@ -11,7 +11,7 @@ const later = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
  * answers: proves the contract suite awaits every call and holds for asynchronous stores.
  * Arguments are copied before the first await, as the RunStore contract asks.
  */
-function asyncStore(inner: RunStore): RunStore {
+function asyncStore(inner: Required<RunStore>): RunStore {
   const wrap =
     <A extends unknown[], R>(method: (...args: A) => R) =>
     async (...args: A): Promise<Awaited<R>> => {
@@ -35,7 +35,11 @@ function asyncStore(inner: RunStore): RunStore {
     getRequest: wrap(inner.getRequest.bind(inner)),
     list: wrap(inner.list.bind(inner)),
     prune: wrap(inner.prune.bind(inner)),
-    subscribe: inner.subscribe?.bind(inner),
+    subscribe: inner.subscribe.bind(inner),
+    appendEvents: wrap(inner.appendEvents.bind(inner)),
+    readEvents: wrap(inner.readEvents.bind(inner)),
+    watchEvents: inner.watchEvents.bind(inner),
+    cancel: wrap(inner.cancel.bind(inner)),
   };
 }
 

@@ -1,14 +1,19 @@
 import type {
   Answer,
+  AnswerOptions,
   AnswerReceipt,
+  CancelReceipt,
+  CancelRequest,
   Checkpoint,
   ClaimedRun,
   ClaimOptions,
   JournalEntry,
   Lease,
   PruneOptions,
+  RecordedRunEvent,
   RequestInfo,
   RunErrorInfo,
+  RunEventInit,
   RunInfo,
   RunOutcome,
   RunStore,
@@ -17,7 +22,10 @@ import type {
 } from "@toolnexus/core";
 import { guardStoreIds } from "@toolnexus/core";
 import { answerOp } from "./memory/answers.js";
+import { cancelOp } from "./memory/cancel.js";
 import { claimOp } from "./memory/claim.js";
+import { eventLog, eventOps } from "./memory/events.js";
+import { fencing } from "./memory/fence.js";
 import { readOps } from "./memory/reads.js";
 import { retention } from "./memory/retention.js";
 import type { MemoryState } from "./memory/rows.js";
@@ -40,18 +48,22 @@ export interface MemoryRunStore extends RunStore {
   release(lease: Lease, error?: RunErrorInfo, retryAt?: number): void;
   finish(lease: Lease, outcome: RunOutcome): void;
   claim(options: ClaimOptions): ClaimedRun | undefined;
-  answer(answer: Answer): AnswerReceipt;
+  answer(answer: Answer, options?: AnswerOptions): AnswerReceipt;
   getRun(runId: string): RunInfo | undefined;
   getRequest(requestId: string): RequestInfo | undefined;
   list(filter?: SuspensionFilter): SuspensionSummary[];
   prune(options: PruneOptions): number;
   subscribe(onReady: () => void): () => void;
+  appendEvents(lease: Lease, events: readonly RunEventInit[]): number;
+  readEvents(runId: string, after: number, limit?: number): RecordedRunEvent[];
+  watchEvents(runId: string, onEvent: () => void): () => void;
+  cancel(runId: string, request?: CancelRequest): CancelReceipt;
 }
 
 /** Options of {@link memoryRunStore}. */
 export interface MemoryRunStoreOptions {
   /**
-   * At most this many `done` and `failed` runs are kept; beyond it the one that finished first
+   * At most this many `done`, `failed` and `cancelled` runs (with their events) are kept; beyond it the one that finished first
    * is dropped. Default 1000, so a long-lived process does not grow without bound.
    */
   keepFinished?: number;
@@ -64,18 +76,23 @@ export interface MemoryRunStoreOptions {
  */
 export function memoryRunStore(options: MemoryRunStoreOptions = {}): MemoryRunStore {
   const { notify, subscribe } = subscribers();
+  const { record, watchEvents } = eventLog();
   const state: MemoryState = {
     runs: new Map(),
     byRequest: new Map(),
     finished: new Set(),
     notify,
+    record,
   };
   const retained = retention(state, options.keepFinished ?? 1000);
+  const fences = fencing(state);
   const store: MemoryRunStore = {
-    ...writeOps(state, retained),
-    claim: claimOp(state),
+    ...writeOps(state, retained, fences),
+    claim: claimOp(state, retained),
     answer: answerOp(state),
     ...readOps(state),
+    ...eventOps(state, fences.fence, watchEvents),
+    cancel: cancelOp(state, retained),
     prune: retained.prune,
     subscribe,
   };

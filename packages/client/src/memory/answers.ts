@@ -2,6 +2,7 @@ import {
   AnswerConflictError,
   type AnswerReceipt,
   canonicalJson,
+  checkActor,
   parseAnswer,
   SuspensionNotFoundError,
 } from "@toolnexus/core";
@@ -12,10 +13,11 @@ import { type MemoryState, newest, runState, toIso } from "./rows.js";
 // continues later, in whichever worker claims it.
 
 export function answerOp(state: MemoryState): MemoryRunStore["answer"] {
-  const { runs, byRequest, notify } = state;
-  return (input) => {
+  const { runs, byRequest, notify, record } = state;
+  return (input, options) => {
     // Validated (and stripped of unknown keys) and copied before anything is read.
     const answer = parseAnswer(input);
+    const by = checkActor(options?.by, "answer: by");
     const json = JSON.stringify(answer);
     const row = newest(byRequest, answer.id);
     if (row === undefined) throw new SuspensionNotFoundError(answer.id);
@@ -34,6 +36,9 @@ export function answerOp(state: MemoryState): MemoryRunStore["answer"] {
       if (canonicalJson(JSON.parse(row.answerJson)) === canonicalJson(answer)) return receipt(true);
       throw new AnswerConflictError(answer.id, "answered");
     }
+    if (row.state === "cancelled" || run.state === "cancelled") {
+      throw new AnswerConflictError(answer.id, "cancelled", cancelledBy(run.cancelJson));
+    }
     if (row.state === "applied") {
       // Resolved without an answer: it expired, or the run went on without it.
       throw pastDeadline
@@ -43,7 +48,14 @@ export function answerOp(state: MemoryState): MemoryRunStore["answer"] {
     if (pastDeadline) throw new AnswerConflictError(answer.id, "expired", deadline);
     row.state = "answered";
     row.answerJson = json;
+    row.answeredAt = toIso(now);
+    if (by !== undefined) row.answeredBy = by;
     run.updatedMs = now;
+    // Who answered and how, never the answer's data: a follower may see less than the run.
+    const data: Record<string, unknown> = { requestId: answer.id, ok: answer.ok };
+    if (answer.reason !== undefined) data.reason = answer.reason;
+    if (by !== undefined) data.by = by;
+    record(run, "answered", data);
     if (run.state === "waiting") {
       run.state = "ready";
       run.readyMs = now;
@@ -51,4 +63,12 @@ export function answerOp(state: MemoryState): MemoryRunStore["answer"] {
     }
     return receipt(false);
   };
+}
+
+/** "cancelled by bob: changed my mind", for the conflict's message. */
+function cancelledBy(cancelJson: string | undefined): string | undefined {
+  if (cancelJson === undefined) return undefined;
+  const cancel = JSON.parse(cancelJson) as { by?: string; reason?: string };
+  const who = cancel.by === undefined ? "cancelled" : `cancelled by ${cancel.by}`;
+  return cancel.reason === undefined ? who : `${who}: ${cancel.reason}`;
 }

@@ -1,6 +1,15 @@
-import type { Answer, Checkpoint, ClaimedRun, JournalEntry, RunErrorInfo } from "@toolnexus/core";
+import type {
+  Answer,
+  CancelInfo,
+  Checkpoint,
+  ClaimedRun,
+  JournalEntry,
+  RunErrorInfo,
+} from "@toolnexus/core";
 import type { MemoryRunStore } from "../memory-stores.js";
+import { endCancelled } from "./cancel.js";
 import { checkLeaseMs, checkOwner } from "./checks.js";
+import type { Retention } from "./retention.js";
 import { type MemoryState, type RunRow, wakeMs } from "./rows.js";
 
 // A worker takes a run under a new lease: the one asked for by id, or the one claimable longest.
@@ -33,8 +42,8 @@ function reasonOf(
   }
 }
 
-export function claimOp(state: MemoryState): MemoryRunStore["claim"] {
-  const { runs, finished } = state;
+export function claimOp(state: MemoryState, retention: Retention): MemoryRunStore["claim"] {
+  const { runs, finished, record } = state;
   return (claimOptions) => {
     if (typeof claimOptions !== "object" || claimOptions === null) {
       throw new TypeError("memoryRunStore.claim(): options must be { owner, leaseMs, runId? }");
@@ -64,6 +73,11 @@ export function claimOp(state: MemoryState): MemoryRunStore["claim"] {
     if (run === undefined || reason === undefined || run.checkpointJson === undefined) {
       return undefined;
     }
+    if (run.cancelJson !== undefined) {
+      // Cancelled while it ran, and its worker is gone: it ends here instead of running again.
+      endCancelled(state, retention, run, JSON.parse(run.cancelJson) as CancelInfo, now);
+      return undefined;
+    }
     const checkpoint = JSON.parse(run.checkpointJson) as Checkpoint;
     const answers: Answer[] = [];
     for (const call of checkpoint.pending) {
@@ -81,6 +95,7 @@ export function claimOp(state: MemoryState): MemoryRunStore["claim"] {
     run.updatedMs = now;
     // A failed run tried again by id is running, not finished: retention leaves it alone.
     finished.delete(run.runId);
+    record(run, "continued", { owner, reason });
     const claimed: ClaimedRun = {
       lease: { runId: run.runId, owner, token: run.token, expiresAt: now + leaseMs },
       checkpoint,

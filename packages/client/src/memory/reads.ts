@@ -1,5 +1,6 @@
 import type {
   Answer,
+  CancelInfo,
   Checkpoint,
   FinishedResult,
   Request,
@@ -30,6 +31,8 @@ function requestInfo(row: RequestRow, now: number): RequestInfo {
     state: requestState(row, now),
   };
   if (row.answerJson !== undefined) info.answer = JSON.parse(row.answerJson) as Answer;
+  if (row.answeredBy !== undefined) info.answeredBy = row.answeredBy;
+  if (row.answeredAt !== undefined) info.answeredAt = row.answeredAt;
   if (row.expiresAt !== undefined) info.expiresAt = row.expiresAt;
   return info;
 }
@@ -60,6 +63,7 @@ export function readOps(state: MemoryState): ReadOps {
       }
       if (run.resultJson !== undefined) info.result = JSON.parse(run.resultJson) as FinishedResult;
       if (run.errorJson !== undefined) info.lastError = JSON.parse(run.errorJson) as RunErrorInfo;
+      if (run.cancelJson !== undefined) info.cancel = JSON.parse(run.cancelJson) as CancelInfo;
       return info;
     },
 
@@ -97,6 +101,8 @@ export function readOps(state: MemoryState): ReadOps {
         if (run.sessionId !== undefined) summary.sessionId = run.sessionId;
         if (run.agent !== undefined) summary.agent = run.agent;
         if (row.expiresAt !== undefined) summary.expiresAt = row.expiresAt;
+        if (row.answeredBy !== undefined) summary.answeredBy = row.answeredBy;
+        if (row.answeredAt !== undefined) summary.answeredAt = row.answeredAt;
         return summary;
       });
     },

@@ -1,4 +1,4 @@
-import type { Checkpoint, RequestInfo, RunState } from "@toolnexus/core";
+import type { Checkpoint, RequestInfo, RunEventType, RunState } from "@toolnexus/core";
 
 // Everything is kept as JSON text, parsed on the way out: like a database, the store shares no
 // object with the run that wrote it or with whoever reads it.
@@ -8,8 +8,11 @@ export interface RequestRow {
   runId: string;
   requestJson: string;
   kind: string;
-  state: "waiting" | "answered" | "applied";
+  state: "waiting" | "answered" | "applied" | "cancelled";
   answerJson?: string;
+  /** Who answered (as the host said) and when (ISO). */
+  answeredBy?: string;
+  answeredAt?: string;
   /** The effective deadline, as given, and in epoch ms. */
   expiresAt?: string;
   expiresMs?: number;
@@ -25,7 +28,7 @@ export interface RunRow {
   sessionId?: string;
   agent?: string;
   createdAt: string;
-  state: "waiting" | "ready" | "running" | "done" | "failed";
+  state: "waiting" | "ready" | "running" | "done" | "failed" | "cancelled";
   updatedMs: number;
   owner?: string;
   token: number;
@@ -41,6 +44,17 @@ export interface RunRow {
   requests: Map<string, RequestRow>;
   /** The request ids of the current (or last) halt, in pending order. */
   halted: string[];
+  /** Who asked to cancel it, why and when (a `CancelInfo` as JSON): asked while running, or done. */
+  cancelJson?: string;
+  /** Its recorded events; `events[i]` has offset `i + 1`. */
+  events: EventRow[];
+}
+
+/** One recorded event of a run. */
+export interface EventRow {
+  at: string;
+  type: RunEventType;
+  dataJson: string;
 }
 
 /** What every part of one store shares: its tables, and the way to wake its subscribers. */
@@ -52,6 +66,8 @@ export interface MemoryState {
   finished: Set<string>;
   /** Tells the subscribers, later, that a run may be claimable. */
   notify: () => void;
+  /** Records an event of the store's own (in the same synchronous step as the change it tells). */
+  record: (run: RunRow, type: RunEventType, data: Record<string, unknown>) => void;
 }
 
 export const toIso = (ms: number): string => new Date(ms).toISOString();
@@ -69,6 +85,7 @@ export function newRun(checkpoint: Checkpoint, json: string, now: number): RunRo
     journal: [],
     requests: new Map(),
     halted: [],
+    events: [],
   };
   if (checkpoint.sessionId !== undefined) run.sessionId = checkpoint.sessionId;
   if (checkpoint.agent !== undefined) run.agent = checkpoint.agent;

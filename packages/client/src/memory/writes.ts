@@ -1,13 +1,18 @@
 import {
   assertJournalEntry,
+  type CancelInfo,
   type Checkpoint,
   CheckpointError,
   type Lease,
-  LeaseLostError,
+  MAX_EVENT_DATA_CHARS,
+  type RunErrorInfo,
   ToolnexusError,
 } from "@toolnexus/core";
 import type { MemoryRunStore } from "../memory-stores.js";
+import { endCancelled } from "./cancel.js";
 import { checkCheckpoint, checkLease, checkLeaseMs, checkOwner, cut, errorJson } from "./checks.js";
+import { capText } from "./events.js";
+import type { Fence, Lost } from "./fence.js";
 import type { Retention } from "./retention.js";
 import { type MemoryState, newRun, type RunRow, toIso } from "./rows.js";
 
@@ -26,29 +31,36 @@ function runExists(runId: string): ToolnexusError {
   );
 }
 
-export function writeOps(state: MemoryState, retention: Retention): WriteOps {
-  const { runs, byRequest, notify } = state;
+/** What `started` says of a run. */
+function startedData(run: RunRow): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  if (run.sessionId !== undefined) data.sessionId = run.sessionId;
+  if (run.agent !== undefined) data.agent = run.agent;
+  return data;
+}
+
+/** What `suspended` says: the Requests as asked, or only their ids and kinds when too big. */
+function suspendedData(checkpoint: Checkpoint): Record<string, unknown> {
+  const requests = checkpoint.pending.map((call) => call.request);
+  if (JSON.stringify(requests).length <= MAX_EVENT_DATA_CHARS - 100) return { requests };
+  return {
+    requests: requests.map((request) => ({ id: request.id, kind: request.kind })),
+    truncated: true,
+  };
+}
+
+export function writeOps(
+  state: MemoryState,
+  retention: Retention,
+  { lost, fence }: { lost: Lost; fence: Fence },
+): WriteOps {
+  const { runs, byRequest, notify, record } = state;
   // Numbers every halt and every request it raises first, for the listing order.
   let halts = 0;
   let seq = 0;
-
-  /** Why a lease no longer holds, or undefined while it does. */
-  const lost = (lease: Lease): string | undefined => {
-    const run = runs.get(lease.runId);
-    if (run === undefined) return "the run is no longer in the store";
-    if (run.state !== "running") return `the run is ${run.state}`;
-    if (run.token !== lease.token || run.owner !== lease.owner) {
-      return `the run was claimed again (lease ${run.token})`;
-    }
-    return undefined;
-  };
-  // Fencing: only the current lease writes. Expiry alone does not fail a write; only another
-  // claim (which bumps the token) takes the run away.
-  const fence = (lease: Lease): RunRow => {
-    const why = lost(lease);
-    if (why !== undefined) throw new LeaseLostError(lease.runId, why);
-    return runs.get(lease.runId)!;
-  };
+  /** The cancel asked of a running run, if any. */
+  const askedCancel = (run: RunRow): CancelInfo | undefined =>
+    run.cancelJson === undefined ? undefined : (JSON.parse(run.cancelJson) as CancelInfo);
 
   return {
     halt(checkpoint, lease) {
@@ -66,6 +78,7 @@ export function writeOps(state: MemoryState, retention: Retention): WriteOps {
         if (runs.has(copy.runId)) throw runExists(copy.runId);
         run = newRun(copy, json, now);
         runs.set(run.runId, run);
+        record(run, "started", startedData(run));
       } else {
         run = fence(lease);
       }
@@ -121,6 +134,13 @@ export function writeOps(state: MemoryState, retention: Retention): WriteOps {
       run.sessionId = copy.sessionId;
       run.agent = copy.agent;
       run.updatedMs = now;
+      record(run, "suspended", suspendedData(copy));
+      // Cancelled while it ran: nobody must answer it now, so it ends here.
+      const cancel = askedCancel(run);
+      if (cancel !== undefined) {
+        endCancelled(state, retention, run, cancel, now);
+        return "waiting";
+      }
       if (ready) notify();
       return run.state as "waiting" | "ready";
     },
@@ -138,6 +158,7 @@ export function writeOps(state: MemoryState, retention: Retention): WriteOps {
       run.token = 1;
       run.leaseExpiresMs = now + leaseMs;
       runs.set(run.runId, run);
+      record(run, "started", startedData(run));
       return { runId: run.runId, owner, token: 1, expiresAt: now + leaseMs };
     },
 
@@ -173,12 +194,16 @@ export function writeOps(state: MemoryState, retention: Retention): WriteOps {
       const now = Date.now();
       run.leaseExpiresMs = now + leaseMs;
       run.updatedMs = now;
-      return {
+      const renewed: Lease = {
         runId: lease.runId,
         owner: lease.owner,
         token: lease.token,
         expiresAt: now + leaseMs,
       };
+      // How a worker learns that someone asked to cancel the run it holds.
+      const cancel = askedCancel(run);
+      if (cancel !== undefined) renewed.cancel = cancel;
+      return renewed;
     },
 
     release(lease, error, retryAt) {
@@ -191,6 +216,12 @@ export function writeOps(state: MemoryState, retention: Retention): WriteOps {
       if (lost(lease) !== undefined) return;
       const run = runs.get(lease.runId)!;
       const now = Date.now();
+      // Cancelled while it ran: given back, it ends cancelled rather than being tried again.
+      const cancel = askedCancel(run);
+      if (cancel !== undefined) {
+        endCancelled(state, retention, run, cancel, now);
+        return;
+      }
       run.state = "ready";
       run.readyMs = retryAt ?? now;
       run.owner = undefined;
@@ -207,6 +238,7 @@ export function writeOps(state: MemoryState, retention: Retention): WriteOps {
       checkLease(lease, "finish");
       let resultJson: string | undefined;
       let failedJson: string | undefined;
+      let cancel: CancelInfo | undefined;
       if (
         outcome?.state === "done" &&
         typeof outcome.result === "object" &&
@@ -215,13 +247,20 @@ export function writeOps(state: MemoryState, retention: Retention): WriteOps {
         resultJson = JSON.stringify(outcome.result);
       } else if (outcome?.state === "failed") {
         failedJson = errorJson(outcome.error, "finish");
+      } else if (outcome?.state === "cancelled") {
+        cancel = cancelInfo(outcome.cancel);
       } else {
         throw new TypeError(
-          'memoryRunStore.finish(): outcome must be { state: "done", result } or { state: "failed", error }',
+          'memoryRunStore.finish(): outcome must be { state: "done", result }, { state: "failed", error } or { state: "cancelled", cancel }',
         );
       }
       const run = fence(lease);
       const now = Date.now();
+      if (cancel !== undefined) {
+        // Who asked first is kept over what the worker says.
+        endCancelled(state, retention, run, askedCancel(run) ?? cancel, now);
+        return;
+      }
       if (resultJson !== undefined) {
         // Done keeps the result only; failed keeps the checkpoint, to be tried again by id.
         run.state = "done";
@@ -229,9 +268,13 @@ export function writeOps(state: MemoryState, retention: Retention): WriteOps {
         run.checkpointJson = undefined;
         run.failures = 0;
         run.errorJson = undefined;
+        const text = String((outcome as { result: { text?: unknown } }).result.text ?? "");
+        record(run, "done", { text: capText(text, 16_000, "the run's result") });
       } else {
         run.state = "failed";
         run.errorJson = failedJson;
+        const error = JSON.parse(failedJson!) as RunErrorInfo;
+        record(run, "failed", { code: error.code, message: error.message });
       }
       for (const row of run.requests.values()) row.state = "applied";
       run.journal = [];
@@ -243,4 +286,15 @@ export function writeOps(state: MemoryState, retention: Retention): WriteOps {
       retention.finished(run);
     },
   };
+}
+
+/** A cancel as `finish` is given it: who and why are checked, the time kept or set. */
+function cancelInfo(given: unknown): CancelInfo {
+  const cancel = (typeof given === "object" && given !== null ? given : {}) as Partial<CancelInfo>;
+  const info: CancelInfo = {
+    at: typeof cancel.at === "string" ? cancel.at : new Date().toISOString(),
+  };
+  if (typeof cancel.by === "string" && cancel.by !== "") info.by = cancel.by.slice(0, 256);
+  if (typeof cancel.reason === "string") info.reason = cancel.reason.slice(0, 1000);
+  return info;
 }
