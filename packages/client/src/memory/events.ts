@@ -53,8 +53,8 @@ export function eventLog(): {
       }
       // A wrapper per subscription, so watching with the same function twice is two watches.
       const listener = () => onEvent();
-      let set = watchers.get(runId);
-      if (set === undefined) watchers.set(runId, (set = new Set()));
+      const set = watchers.get(runId) ?? new Set<() => void>();
+      watchers.set(runId, set);
       set.add(listener);
       return () => {
         set.delete(listener);
