@@ -1,0 +1,86 @@
+// `GET /runs/:id/events` as Server-Sent Events: each recorded event once, in order, with its
+// offset as the SSE id so a browser's EventSource resumes where it left off (Last-Event-ID).
+// The stream ends after the run's terminal event, or when the client goes away.
+import {
+  followRunEvents,
+  type RecordedRunEvent,
+  RunNotFoundError,
+  type RunStore,
+} from "@toolnexus/core";
+
+export interface EventStreamOptions {
+  store: RunStore;
+  runId: string;
+  after: number;
+  heartbeatMs: number;
+  pollMs?: number;
+  /** The request's signal: the client went away. */
+  signal: AbortSignal;
+  /** An error while following (a store failure): logged by the host, the stream just ends. */
+  onError: (error: unknown) => void;
+}
+
+/** One event as SSE lines; `data` is JSON, so it has no raw newline to split. */
+export function sseFrame(event: RecordedRunEvent): string {
+  const data = JSON.stringify({ offset: event.offset, at: event.at, data: event.data });
+  return `id: ${event.offset}\nevent: ${event.type}\ndata: ${data}\n\n`;
+}
+
+export function eventStreamResponse(options: EventStreamOptions): Response {
+  const encoder = new TextEncoder();
+  // Stops following when the client disconnects (the request's signal) or cancels the body.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  options.signal.addEventListener("abort", onAbort, { once: true });
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  const cleanup = () => {
+    clearInterval(heartbeat);
+    options.signal.removeEventListener("abort", onAbort);
+    stop.abort();
+  };
+
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const send = (text: string) => {
+        if (!stop.signal.aborted) controller.enqueue(encoder.encode(text));
+      };
+      // Tells EventSource how long to wait before reconnecting; then a first comment, so that
+      // headers and a first byte reach the client at once.
+      send("retry: 1000\n: connected\n\n");
+      heartbeat = setInterval(() => send(": heartbeat\n\n"), options.heartbeatMs);
+      void (async () => {
+        try {
+          for await (const event of followRunEvents(options.store, options.runId, {
+            after: options.after,
+            signal: stop.signal,
+            ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+          })) {
+            send(sseFrame(event));
+          }
+        } catch (error) {
+          // A run pruned while followed simply ends its stream; anything else is the host's to see.
+          if (!stop.signal.aborted && !(error instanceof RunNotFoundError)) options.onError(error);
+        } finally {
+          cleanup();
+          try {
+            controller.close();
+          } catch {
+            // The client cancelled the body: nothing is left to close.
+          }
+        }
+      })();
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store, no-transform",
+      "x-accel-buffering": "no",
+      "x-content-type-options": "nosniff",
+    },
+  });
+}
