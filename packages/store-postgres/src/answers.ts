@@ -1,7 +1,9 @@
 import {
   type Answer,
   AnswerConflictError,
+  type AnswerOptions,
   type AnswerReceipt,
+  checkActor,
   parseAnswer,
   SuspensionNotFoundError,
 } from "@toolnexus/core";
@@ -34,12 +36,23 @@ interface TargetRow {
  * run continues later, in whichever worker claims it), and tells the workers when it made a run
  * ready.
  */
-export function answerOp(ctx: Context): (answer: Answer) => Promise<AnswerReceipt> {
+export function answerOp(
+  ctx: Context,
+): (answer: Answer, options?: AnswerOptions) => Promise<AnswerReceipt> {
   const { db, s, name } = ctx;
-  return async (input) => {
+  return async (input, options) => {
     // Validated (and stripped of unknown keys) before anything is read or written.
     const answer = parseAnswer(input);
+    if (options !== undefined && (typeof options !== "object" || options === null)) {
+      throw new TypeError("answer(): options must be { by? }");
+    }
+    const by = checkActor(options?.by, "answer(): by") ?? null;
     const json = JSON.stringify(answer);
+    // The `answered` event: who answered and how, never the answer's data.
+    const answered: Record<string, unknown> = { requestId: answer.id, ok: answer.ok };
+    if (answer.reason !== undefined) answered.reason = answer.reason;
+    if (by !== null) answered.by = by;
+    const eventJson = JSON.stringify(answered);
     const requestId = answer.id;
     const requestKey = key(requestId);
     // Recording an answer twice is idempotent (the second sees the same answer: a duplicate),
@@ -66,7 +79,7 @@ export function answerOp(ctx: Context): (answer: Answer) => Promise<AnswerReceip
                   FOR NO KEY UPDATE),
              q AS (
                UPDATE ${s}.requests SET state = 'answered', answer_json = $2,
-                 answered_ms = (SELECT now FROM c)
+                 answered_ms = (SELECT now FROM c), answered_by = $4
                 WHERE request_key = $1 AND run_key = (SELECT run_key FROM l)
                   AND state = 'waiting' AND answer_json IS NULL
                   AND (expires_ms IS NULL OR expires_ms > (SELECT now FROM c))
@@ -75,12 +88,17 @@ export function answerOp(ctx: Context): (answer: Answer) => Promise<AnswerReceip
                UPDATE ${s}.runs SET
                  state = CASE WHEN state = 'waiting' THEN 'ready' ELSE state END,
                  ready_ms = CASE WHEN state = 'waiting' THEN (SELECT now FROM c) ELSE ready_ms END,
-                 updated_ms = (SELECT now FROM c)
-               WHERE run_key = (SELECT run_key FROM q) RETURNING state, wake_ms)
+                 updated_ms = (SELECT now FROM c), events_last = events_last + 1
+               WHERE run_key = (SELECT run_key FROM q)
+               RETURNING run_key, run_id, state, wake_ms, events_last),
+             e AS (
+               INSERT INTO ${s}.events (run_key, "offset", run_id, at_ms, type, data)
+               SELECT run_key, events_last, run_id, (SELECT now FROM c), 'answered', $5 FROM r)
              SELECT q.run_id, r.state, r.wake_ms, c.now AS now_ms,
-                    CASE WHEN r.state = 'ready' THEN pg_notify($3, '')::text END AS n
+                    CASE WHEN r.state = 'ready' THEN pg_notify($3, '')::text END AS n,
+                    pg_notify($6, encode(r.run_key, 'hex'))::text AS m
                FROM q, r, c`,
-        values: [requestKey, json, ctx.channel],
+        values: [requestKey, json, ctx.channel, by, eventJson, ctx.eventsChannel],
       });
       const recorded = fast.rows[0];
       if (recorded !== undefined) {
@@ -129,6 +147,10 @@ export function answerOp(ctx: Context): (answer: Answer) => Promise<AnswerReceip
         const pastDeadline = expires !== null && expires <= now;
         const deadline = expires === null ? undefined : toIso(expires);
 
+        if (row.state === "cancelled" || row.run_state === "cancelled") {
+          // Nothing waits for it any more, whatever was answered before.
+          throw new AnswerConflictError(requestId, "cancelled", "the run was cancelled");
+        }
         if (row.answer_json !== null) {
           // Idempotent: the same answer again (a retried POST, a redelivered message) is fine.
           let same = false;
@@ -152,18 +174,23 @@ export function answerOp(ctx: Context): (answer: Answer) => Promise<AnswerReceip
         const updated = await run<{ state: StoredRunState; wake_ms: Int8 }>({
           name: name("answer_record"),
           text: `WITH q AS (
-                 UPDATE ${s}.requests SET state = 'answered', answer_json = $3, answered_ms = $4
+                 UPDATE ${s}.requests SET state = 'answered', answer_json = $3, answered_ms = $4,
+                   answered_by = $6
                   WHERE request_key = $1 AND run_key = $2),
                r AS (
                  UPDATE ${s}.runs SET
                    state = CASE WHEN state = 'waiting' THEN 'ready' ELSE state END,
                    ready_ms = CASE WHEN state = 'waiting' THEN $4 ELSE ready_ms END,
-                   updated_ms = $4
-                 WHERE run_key = $2 RETURNING state, wake_ms)
+                   updated_ms = $4, events_last = events_last + 1
+                 WHERE run_key = $2 RETURNING run_key, run_id, state, wake_ms, events_last),
+               e AS (
+                 INSERT INTO ${s}.events (run_key, "offset", run_id, at_ms, type, data)
+                 SELECT run_key, events_last, run_id, $4, 'answered', $7 FROM r)
                SELECT state, wake_ms,
-                      CASE WHEN state = 'ready' THEN pg_notify($5, '')::text END AS n
+                      CASE WHEN state = 'ready' THEN pg_notify($5, '')::text END AS n,
+                      pg_notify($8, encode(run_key, 'hex'))::text AS m
                  FROM r`,
-          values: [requestKey, runKey, json, now, ctx.channel],
+          values: [requestKey, runKey, json, now, ctx.channel, by, eventJson, ctx.eventsChannel],
         });
         return receipt(false, updated.rows[0]!);
       });

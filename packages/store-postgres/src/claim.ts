@@ -1,6 +1,8 @@
 import { type Answer, CheckpointError, type ClaimedRun, type ClaimOptions } from "@toolnexus/core";
+import { cancelNow } from "./cancel.js";
 import { key, type Run } from "./connection.js";
 import type { Context } from "./context.js";
+import { recordEvents } from "./events.js";
 import {
   checkLeaseMs,
   checkOwner,
@@ -103,6 +105,9 @@ export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<Claime
              WHERE run_key = $1 RETURNING lease_expires_ms AS expires`,
       values: [runKey, options.owner, Math.ceil(options.leaseMs)],
     });
+    await recordEvents(ctx, run, runKey, [
+      { type: "continued", data: JSON.stringify({ owner: options.owner, reason }) },
+    ]);
     const expiresAt = ms(taken.rows[0]!.expires)!;
     const claimed: ClaimedRun = {
       lease: { runId, owner: options.owner, token: row.token + 1, expiresAt },
@@ -135,6 +140,11 @@ export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<Claime
       });
       const reason = reasonById(row, ms(clock.rows[0]!.now_ms)!);
       if (reason === undefined) return undefined;
+      if (row.cancel_json !== null) {
+        // Asked to stop, and its worker is gone: it ends cancelled, never handed out again.
+        await cancelNow(ctx, run, key(options.runId), row.cancel_json);
+        return undefined;
+      }
       return take(run, key(options.runId), row, reason, options);
     });
 
@@ -160,6 +170,11 @@ export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<Claime
         if (row === undefined) return undefined;
         const reason = REASONS[row.state];
         if (reason === undefined) return undefined;
+        if (row.cancel_json !== null) {
+          // A run asked to stop whose worker is gone ends cancelled; the next one is taken.
+          await cancelNow(ctx, run, row.run_key, row.cancel_json);
+          continue;
+        }
         try {
           return await take(run, row.run_key, row, reason, options);
         } catch (thrown) {
@@ -179,6 +194,9 @@ export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<Claime
                    WHERE run_key = $1`,
             values: [row.run_key, JSON.stringify(error)],
           });
+          await recordEvents(ctx, run, row.run_key, [
+            { type: "failed", data: JSON.stringify({ code: error.code, message: error.message }) },
+          ]);
         }
       }
     });

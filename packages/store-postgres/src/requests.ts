@@ -10,6 +10,7 @@ import {
   RUN_COLUMNS,
   type RunRow,
   readAnswerLoosely,
+  readCancel,
   readCheckpoint,
   readError,
   readRequest,
@@ -35,7 +36,17 @@ function requestInfo(row: RequestRow, now: number): RequestInfo {
   const answer = readAnswerLoosely(row.answer_json);
   if (answer !== undefined) info.answer = answer;
   if (row.expires_at !== null) info.expiresAt = row.expires_at;
+  Object.assign(info, answeredOf(row));
   return info;
+}
+
+/** Who answered and when, as readers see them. */
+function answeredOf(row: RequestRow): { answeredBy?: string; answeredAt?: string } {
+  const out: { answeredBy?: string; answeredAt?: string } = {};
+  if (row.answered_by !== null) out.answeredBy = row.answered_by;
+  const at = ms(row.answered_ms);
+  if (at !== null && row.answer_json !== null) out.answeredAt = toIso(at);
+  return out;
 }
 
 /** Builds the reads over the store's context. */
@@ -83,6 +94,8 @@ export function requestOps(ctx: Context): RequestOps {
       if (row.result_json !== null) info.result = readResult(row.result_json, runId);
       const lastError = readError(row.error_json);
       if (lastError !== undefined) info.lastError = lastError;
+      const cancel = readCancel(row.cancel_json);
+      if (cancel !== undefined) info.cancel = cancel;
       return info;
     },
 
@@ -119,6 +132,7 @@ export function requestOps(ctx: Context): RequestOps {
           break;
         case "answered":
         case "applied":
+        case "cancelled":
           where.push(`state = ${param(filter.state)}`);
           break;
         default:
@@ -152,6 +166,7 @@ export function requestOps(ctx: Context): RequestOps {
         if (row.session_id !== null) summary.sessionId = row.session_id;
         if (row.agent !== null) summary.agent = row.agent;
         if (row.expires_at !== null) summary.expiresAt = row.expires_at;
+        Object.assign(summary, answeredOf(row));
         return summary;
       });
     },

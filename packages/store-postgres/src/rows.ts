@@ -1,9 +1,15 @@
-import { type Request, type RequestState, type RunState, readStoredRequest } from "@toolnexus/core";
+import {
+  type CancelInfo,
+  type Request,
+  type RequestState,
+  type RunState,
+  readStoredRequest,
+} from "@toolnexus/core";
 
 /** The states a run row can hold; `expired` is derived on read (see {@link runState}). */
-export type StoredRunState = "waiting" | "ready" | "running" | "done" | "failed";
+export type StoredRunState = "waiting" | "ready" | "running" | "done" | "failed" | "cancelled";
 /** The states a request row can hold; `expired` is derived on read. */
-export type StoredRequestState = "waiting" | "answered" | "applied";
+export type StoredRequestState = "waiting" | "answered" | "applied" | "cancelled";
 
 /** `bigint` columns arrive as strings (pg keeps 64-bit integers exact); epoch ms fit a number. */
 export type Int8 = string | number | null;
@@ -25,11 +31,14 @@ export interface RunRow {
   error_json: string | null;
   checkpoint_json: string | null;
   result_json: string | null;
+  /** Who asked to cancel it, why and when (a `CancelInfo` as JSON). */
+  cancel_json: string | null;
 }
 
 /** The columns of `runs` every read selects. */
 export const RUN_COLUMNS = `run_id, session_id, agent, state, created_at, updated_ms, owner, token,
-  lease_expires_ms, ready_ms, wake_ms, failures, error_json, checkpoint_json, result_json`;
+  lease_expires_ms, ready_ms, wake_ms, failures, error_json, checkpoint_json, result_json,
+  cancel_json`;
 
 /** A row of `requests`, as the statements select it. */
 export interface RequestRow {
@@ -45,11 +54,13 @@ export interface RequestRow {
   expires_at: string | null;
   expires_ms: Int8;
   answer_json: string | null;
+  answered_ms: Int8;
+  answered_by: string | null;
 }
 
 /** The columns of `requests` every read selects. */
 export const REQUEST_COLUMNS = `request_id, run_id, state, kind, prompt, request_json, session_id,
-  agent, created_at, expires_at, expires_ms, answer_json`;
+  agent, created_at, expires_at, expires_ms, answer_json, answered_ms, answered_by`;
 
 /**
  * The database server's clock, in epoch ms, as SQL. Leases, takeovers, retry times and answer
@@ -106,6 +117,31 @@ export function readRequest(
     kind: row.kind,
     prompt: row.prompt,
   });
+}
+
+/** A cancel as stored (`cancel_json`), or undefined when missing or damaged. */
+export function readCancel(json: string | null): CancelInfo | undefined {
+  if (json === null) return undefined;
+  try {
+    const value = JSON.parse(json) as Partial<CancelInfo>;
+    if (typeof value !== "object" || value === null || typeof value.at !== "string") {
+      return undefined;
+    }
+    const cancel: CancelInfo = { at: value.at };
+    if (typeof value.by === "string") cancel.by = value.by;
+    if (typeof value.reason === "string") cancel.reason = value.reason;
+    return cancel;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The data of a `cancelled` or `cancel_requested` event: who and why, without the time. */
+export function cancelEventData(cancel: { by?: string; reason?: string }): string {
+  const data: { by?: string; reason?: string } = {};
+  if (cancel.by !== undefined) data.by = cancel.by;
+  if (cancel.reason !== undefined) data.reason = cancel.reason;
+  return JSON.stringify(data);
 }
 
 // Reading stored values back, the argument checks and canonical JSON: one copy in core for every

@@ -1,8 +1,11 @@
 import {
   assertCheckpoint,
   assertJournalEntry,
+  type CancelInfo,
   type Checkpoint,
   CheckpointError,
+  checkActor,
+  checkCancelReason,
   type JournalEntry,
   type Lease,
   LeaseLostError,
@@ -11,9 +14,12 @@ import {
   type RunOutcome,
   ToolnexusError,
 } from "@toolnexus/core";
+import { cancelNow } from "./cancel.js";
 import { key, type Run } from "./connection.js";
 import type { Context } from "./context.js";
+import { recordEvents, type StoreEvent } from "./events.js";
 import {
+  cancelEventData,
   checkLease,
   checkLeaseMs,
   checkOwner,
@@ -22,6 +28,7 @@ import {
   ms,
   NOW_MS,
   plain,
+  readCancel,
   type StoredRunState,
   short,
   toMs,
@@ -37,6 +44,8 @@ export interface RunOps {
   release(lease: Lease, error?: RunErrorInfo, retryAt?: number): Promise<void>;
   finish(lease: Lease, outcome: RunOutcome): Promise<void>;
   prune(options: PruneOptions): Promise<number>;
+  /** Throws the `LeaseLostError` saying why `lease` no longer holds. */
+  lost(lease: Lease, run?: Run): Promise<never>;
 }
 
 function runExists(runId: string): ToolnexusError {
@@ -83,6 +92,19 @@ function requestColumns(checkpoint: Checkpoint) {
   return [keys, ids, positions, kinds, prompts, jsons, expiresAt, expiresMs];
 }
 
+/** The data of a run's `started` event. */
+export function startedData(checkpoint: Checkpoint): string {
+  const data: { sessionId?: string; agent?: string } = {};
+  if (checkpoint.sessionId !== undefined) data.sessionId = checkpoint.sessionId;
+  if (checkpoint.agent !== undefined) data.agent = checkpoint.agent;
+  return JSON.stringify(data);
+}
+
+/** The data of a `suspended` event: the requests as asked. */
+function suspendedData(checkpoint: Checkpoint): string {
+  return JSON.stringify({ requests: checkpoint.pending.map((call) => call.request) });
+}
+
 /** Builds the run writes over the store's context. */
 export function runOps(ctx: Context): RunOps {
   const { db, s, name } = ctx;
@@ -108,6 +130,7 @@ export function runOps(ctx: Context): RunOps {
   };
 
   return {
+    lost,
     async halt(checkpoint, lease) {
       if (lease !== undefined) checkLease(lease, "halt()");
       assertCheckpoint(checkpoint);
@@ -138,6 +161,8 @@ export function runOps(ctx: Context): RunOps {
         await ctx.ready();
         return db.tx(async (run) => {
           const createdAt = new Date().toISOString();
+          /** A cancel asked of the running run this halt ends (who, why, when), if any. */
+          let cancelAsked: string | null = null;
           if (held === undefined) {
             const inserted = await run({
               name: name("halt_insert"),
@@ -161,11 +186,12 @@ export function runOps(ctx: Context): RunOps {
             }
           } else {
             // Fenced first: a lease that lost the run is LeaseLostError whatever it writes.
-            const fenced = await run({
+            const fenced = await run<{ cancel_json: string | null }>({
               name: name("halt_fence"),
-              text: `SELECT 1 FROM ${s}.runs WHERE ${FENCE} FOR NO KEY UPDATE`,
+              text: `SELECT cancel_json FROM ${s}.runs WHERE ${FENCE} FOR NO KEY UPDATE`,
               values: fenceValues(held),
             });
+            cancelAsked = fenced.rows[0]?.cancel_json ?? null;
             if (fenced.rowCount === 0) {
               const state = uncertain ? await landed(run, held.token) : undefined;
               if (state !== undefined) return state;
@@ -230,6 +256,12 @@ export function runOps(ctx: Context): RunOps {
                  FROM u`,
             values: [runKey, json, plain(sessionId), plain(agent), ctx.channel],
           });
+          const events: StoreEvent[] = [];
+          if (held === undefined) events.push({ type: "started", data: startedData(checkpoint) });
+          events.push({ type: "suspended", data: suspendedData(checkpoint) });
+          await recordEvents(ctx, run, runKey, events);
+          // Asked to stop while it ran: it stops here, its requests never to be answered.
+          if (cancelAsked !== null) await cancelNow(ctx, run, runKey, cancelAsked);
           return rows[0]!.state;
         });
       });
@@ -246,13 +278,20 @@ export function runOps(ctx: Context): RunOps {
       return db.retrying(async (uncertain) => {
         await ctx.ready();
         // The lease runs out by the database's clock.
+        // One statement: the run and its `started` event are written together.
         const inserted = await db.run<{ expires: Int8 }>({
           name: name("start"),
-          text: `INSERT INTO ${s}.runs (run_key, run_id, session_id, agent, state, created_at,
-                   updated_ms, owner, token, lease_expires_ms, checkpoint_json)
-                 VALUES ($1, $2, $3, $4, 'running', $5, ${NOW_MS}, $6, 1, ${NOW_MS} + $7, $8)
-                 ON CONFLICT (run_key) DO NOTHING
-                 RETURNING lease_expires_ms AS expires`,
+          text: `WITH r AS (
+                   INSERT INTO ${s}.runs (run_key, run_id, session_id, agent, state, created_at,
+                     updated_ms, owner, token, lease_expires_ms, checkpoint_json, events_last)
+                   VALUES ($1, $2, $3, $4, 'running', $5, ${NOW_MS}, $6, 1, ${NOW_MS} + $7, $8, 1)
+                   ON CONFLICT (run_key) DO NOTHING
+                   RETURNING run_key, run_id, lease_expires_ms),
+                 e AS (
+                   INSERT INTO ${s}.events (run_key, "offset", run_id, at_ms, type, data)
+                   SELECT run_key, 1, run_id, ${NOW_MS}, 'started', $9 FROM r)
+                 SELECT lease_expires_ms AS expires,
+                        pg_notify($10, encode(run_key, 'hex'))::text AS n FROM r`,
           values: [
             key(runId),
             plain(runId),
@@ -262,6 +301,8 @@ export function runOps(ctx: Context): RunOps {
             owner,
             Math.ceil(leaseMs),
             json,
+            startedData(checkpoint),
+            ctx.eventsChannel,
           ],
         });
         let expires = inserted.rows[0]?.expires;
@@ -350,20 +391,24 @@ export function runOps(ctx: Context): RunOps {
       return db.retrying(async () => {
         await ctx.ready();
         // By the database's clock, as every lease.
-        const renewed = await db.run<{ expires: Int8 }>({
+        // A cancel asked meanwhile comes back with the lease: the worker stops the run.
+        const renewed = await db.run<{ expires: Int8; cancel_json: string | null }>({
           name: name("renew"),
           text: `UPDATE ${s}.runs SET lease_expires_ms = ${NOW_MS} + $4, updated_ms = ${NOW_MS}
-                 WHERE ${FENCE} RETURNING lease_expires_ms AS expires`,
+                 WHERE ${FENCE} RETURNING lease_expires_ms AS expires, cancel_json`,
           values: [...fenceValues(held), Math.ceil(leaseMs)],
         });
-        const expires = renewed.rows[0]?.expires;
-        if (expires === undefined) await lost(held);
-        return {
+        const row = renewed.rows[0];
+        if (row === undefined) return lost(held);
+        const next: Lease = {
           runId: held.runId,
           owner: held.owner,
           token: held.token,
-          expiresAt: ms(expires!)!,
+          expiresAt: ms(row.expires)!,
         };
+        const cancel = readCancel(row.cancel_json);
+        if (cancel !== undefined) next.cancel = cancel;
+        return next;
       });
     },
 
@@ -381,21 +426,37 @@ export function runOps(ctx: Context): RunOps {
       // twice (tried again), the second finds the lease gone and changes nothing.
       await db.retrying(async () => {
         await ctx.ready();
-        await db.run({
-          name: name("release"),
-          text: `WITH u AS (
-                   UPDATE ${s}.runs SET state = 'ready', owner = NULL, lease_expires_ms = NULL,
-                     ready_ms = ${NOW_MS} + $4, updated_ms = ${NOW_MS}, failures = failures + $5,
-                     error_json = coalesce($6, error_json)
-                   WHERE ${FENCE} RETURNING 1)
-                 SELECT pg_notify($7, '')::text AS n FROM u`,
-          values: [
-            ...fenceValues(held),
-            delayMs,
-            errorJson === null ? 0 : 1,
-            errorJson,
-            ctx.channel,
-          ],
+        // Given back after a cancel was asked, the run ends cancelled instead. The run row is
+        // locked first, so a cancel asked meanwhile either comes first (and is seen here) or
+        // finds the run given back (and cancels it at once).
+        await db.tx(async (run) => {
+          const { rows } = await run<{ cancel_json: string | null }>({
+            name: name("release_fence"),
+            text: `SELECT cancel_json FROM ${s}.runs WHERE ${FENCE} FOR NO KEY UPDATE`,
+            values: fenceValues(held),
+          });
+          const row = rows[0];
+          if (row === undefined) return;
+          if (row.cancel_json !== null) {
+            await cancelNow(ctx, run, key(held.runId), row.cancel_json);
+            return;
+          }
+          await run({
+            name: name("release"),
+            text: `WITH u AS (
+                     UPDATE ${s}.runs SET state = 'ready', owner = NULL, lease_expires_ms = NULL,
+                       ready_ms = ${NOW_MS} + $4, updated_ms = ${NOW_MS},
+                       failures = failures + $5, error_json = coalesce($6, error_json)
+                     WHERE ${FENCE} RETURNING 1)
+                   SELECT pg_notify($7, '')::text AS n FROM u`,
+            values: [
+              ...fenceValues(held),
+              delayMs,
+              errorJson === null ? 0 : 1,
+              errorJson,
+              ctx.channel,
+            ],
+          });
         });
       });
     },
@@ -405,6 +466,8 @@ export function runOps(ctx: Context): RunOps {
       let state: StoredRunState;
       let result: string | null = null;
       let error: string | null = null;
+      let cancel: string | null = null;
+      let event: string;
       if (
         outcome?.state === "done" &&
         typeof outcome.result === "object" &&
@@ -412,34 +475,57 @@ export function runOps(ctx: Context): RunOps {
       ) {
         state = "done";
         result = JSON.stringify(outcome.result);
+        const text = (outcome.result as { text?: unknown }).text;
+        event = JSON.stringify({ text: typeof text === "string" ? text : "" });
       } else if (outcome?.state === "failed") {
         state = "failed";
-        error = JSON.stringify(errorInfo(outcome.error, "finish()"));
+        const info = errorInfo(outcome.error, "finish()");
+        error = JSON.stringify(info);
+        event = JSON.stringify({ code: info.code, message: info.message });
+      } else if (outcome?.state === "cancelled") {
+        state = "cancelled";
+        const given = (outcome as { cancel?: Partial<CancelInfo> }).cancel ?? {};
+        const by = checkActor(given.by, "finish(): cancel.by");
+        const reason = checkCancelReason(given.reason, "finish(): cancel.reason");
+        const at = typeof given.at === "string" ? given.at : new Date().toISOString();
+        const info: CancelInfo = { at };
+        if (by !== undefined) info.by = by;
+        if (reason !== undefined) info.reason = reason;
+        cancel = JSON.stringify(info);
+        event = cancelEventData(info);
       } else {
         throw new TypeError(
-          'finish(): outcome must be { state: "done", result } or { state: "failed", error }',
+          'finish(): outcome must be { state: "done", result }, { state: "failed", error } or { state: "cancelled", cancel }',
         );
       }
       const held = { ...lease };
       return db.retrying(async (uncertain) => {
         await ctx.ready();
         // Done keeps the result and drops the checkpoint; failed keeps the checkpoint (a claim by
-        // id tries the run again) and records the error. Open requests become applied.
+        // id tries the run again) and records the error; cancelled keeps who and why. Open
+        // requests become applied (cancelled for a cancelled run). The final event is written in
+        // the same statement, after the run's last.
         const { rows } = await db.run<{ n: number }>({
           name: name("finish"),
           text: `WITH u AS (
                  UPDATE ${s}.runs SET state = $4, result_json = $5,
-                   error_json = CASE WHEN $4 = 'done' THEN NULL ELSE $6 END,
+                   error_json = CASE WHEN $4 = 'failed' THEN $6 ELSE NULL END,
                    checkpoint_json = CASE WHEN $4 = 'done' THEN NULL ELSE checkpoint_json END,
                    failures = CASE WHEN $4 = 'done' THEN 0 ELSE failures END,
+                   cancel_json = CASE WHEN $4 = 'cancelled' THEN $7 ELSE cancel_json END,
                    owner = NULL, lease_expires_ms = NULL, ready_ms = NULL, wake_ms = NULL,
-                   finished_ms = ${NOW_MS}, updated_ms = ${NOW_MS}
-                 WHERE ${FENCE} RETURNING run_key),
-               a AS (UPDATE ${s}.requests SET state = 'applied'
-                      WHERE run_key IN (SELECT run_key FROM u) AND state <> 'applied'),
-               j AS (DELETE FROM ${s}.journal WHERE run_key IN (SELECT run_key FROM u))
-               SELECT count(*)::int AS n FROM u`,
-          values: [...fenceValues(held), state, result, error],
+                   finished_ms = ${NOW_MS}, updated_ms = ${NOW_MS}, events_last = events_last + 1
+                 WHERE ${FENCE} RETURNING run_key, run_id, events_last),
+               a AS (UPDATE ${s}.requests
+                        SET state = CASE WHEN $4 = 'cancelled' AND state <> 'applied'
+                                         THEN 'cancelled' ELSE 'applied' END
+                      WHERE run_key IN (SELECT run_key FROM u) AND state IN ('waiting', 'answered')),
+               j AS (DELETE FROM ${s}.journal WHERE run_key IN (SELECT run_key FROM u)),
+               e AS (INSERT INTO ${s}.events (run_key, "offset", run_id, at_ms, type, data)
+                      SELECT run_key, events_last, run_id, ${NOW_MS}, $4, $8 FROM u)
+               SELECT count(*)::int AS n,
+                      max(pg_notify($9, encode(run_key, 'hex'))::text) AS notified FROM u`,
+          values: [...fenceValues(held), state, result, error, cancel, event, ctx.eventsChannel],
         });
         if (rows[0]!.n > 0) return;
         if (uncertain) {
@@ -473,7 +559,7 @@ export function runOps(ctx: Context): RunOps {
       return db.retrying(async () => {
         await ctx.ready();
         // In batches, each its own short transaction; rows another transaction holds are left for
-        // the next prune. Requests and journals go with their runs (ON DELETE CASCADE).
+        // the next prune. Requests, journals and events go with their runs (ON DELETE CASCADE).
         let total = 0;
         for (;;) {
           const { rows } = await db.run<{ n: number }>({
@@ -481,7 +567,7 @@ export function runOps(ctx: Context): RunOps {
             text: `WITH d AS (
                    DELETE FROM ${s}.runs WHERE run_key IN (
                      SELECT run_key FROM ${s}.runs
-                      WHERE state IN ('done', 'failed')
+                      WHERE state IN ('done', 'failed', 'cancelled')
                         AND finished_ms <= coalesce($1::bigint, ${NOW_MS} - $2::bigint)
                       LIMIT 1000 FOR UPDATE SKIP LOCKED)
                    RETURNING 1)

@@ -104,7 +104,7 @@ describe("migrations", () => {
     const error = await later.getRun("run_1").catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "PostgresStoreError", code: "store_schema" });
     expect(String((error as Error).message)).toMatch(
-      /schema "from_future" .* is at version 99, but this release of @toolnexus\/store-postgres reads up to version 1; upgrade @toolnexus\/store-postgres/,
+      /schema "from_future" .* is at version 99, but this release of @toolnexus\/store-postgres reads up to version ${SCHEMA_VERSION}; upgrade @toolnexus\/store-postgres/,
     );
     await expect(later.migrate()).rejects.toMatchObject({ code: "store_schema" });
     await expect(later.answer({ id: "r1", ok: true })).rejects.toMatchObject({

@@ -6,7 +6,7 @@ import { PostgresStoreError } from "./errors.js";
  * The schema version this release creates and reads, kept in the `migrations` table of the
  * store's schema. A schema at a higher version was written by a newer release and is refused.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** A schema name the store accepts: a plain PostgreSQL identifier. */
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -113,8 +113,49 @@ function version1(s: string): string {
 `;
 }
 
+/**
+ * Version 2: run events, who answered, cancel.
+ *
+ * - `runs.state` may be `cancelled`; `cancel_json` keeps who asked, why and when (set while a
+ *   cancel is asked of a running run, kept once it ended cancelled); `events_last` is the offset
+ *   of the run's last event. Writers of events update it on the run row, which locks the row:
+ *   concurrent writers take offsets one after the other, without gaps, in their transaction.
+ * - `requests.state` may be `cancelled`; `answered_by` keeps who answered (the time is the
+ *   existing `answered_ms`).
+ * - `events`: one row per event, keyed by the run's key (the digest of its id, as every table
+ *   here: an id of any length) and its offset. The data is JSON kept as `text`, exactly as
+ *   written: `jsonb` would refuse a `\u0000` in a tool's output and reorder keys.
+ */
+function version2(s: string): string {
+  return `
+  ALTER TABLE ${s}.runs DROP CONSTRAINT runs_state_check;
+  ALTER TABLE ${s}.runs ADD CONSTRAINT runs_state_check
+    CHECK (state IN ('waiting', 'ready', 'running', 'done', 'failed', 'cancelled'));
+  ALTER TABLE ${s}.runs ADD COLUMN cancel_json text;
+  ALTER TABLE ${s}.runs ADD COLUMN events_last bigint NOT NULL DEFAULT 0;
+  DROP INDEX ${s}.runs_finished;
+  CREATE INDEX runs_finished ON ${s}.runs (finished_ms)
+    WHERE state IN ('done', 'failed', 'cancelled');
+
+  ALTER TABLE ${s}.requests DROP CONSTRAINT requests_state_check;
+  ALTER TABLE ${s}.requests ADD CONSTRAINT requests_state_check
+    CHECK (state IN ('waiting', 'answered', 'applied', 'cancelled'));
+  ALTER TABLE ${s}.requests ADD COLUMN answered_by text;
+
+  CREATE TABLE ${s}.events (
+    run_key   bytea NOT NULL REFERENCES ${s}.runs (run_key) ON DELETE CASCADE,
+    "offset"  bigint NOT NULL,
+    run_id    text NOT NULL,
+    at_ms     bigint NOT NULL,
+    type      text NOT NULL,
+    data      text NOT NULL,
+    PRIMARY KEY (run_key, "offset")
+  );
+`;
+}
+
 /** `MIGRATIONS[n - 1]` brings a schema from version n - 1 to n. */
-const MIGRATIONS: readonly ((s: string) => string)[] = [version1];
+const MIGRATIONS: readonly ((s: string) => string)[] = [version1, version2];
 
 /** The advisory lock every migrating process of one schema takes, so exactly one migrates. */
 function lockKey(schema: string): string {

@@ -1,7 +1,10 @@
 import { inspect } from "node:util";
 import type {
   Answer,
+  AnswerOptions,
   AnswerReceipt,
+  CancelReceipt,
+  CancelRequest,
   Checkpoint,
   ClaimedRun,
   ClaimOptions,
@@ -10,8 +13,10 @@ import type {
   Lease,
   Message,
   PruneOptions,
+  RecordedRunEvent,
   RequestInfo,
   RunErrorInfo,
+  RunEventInit,
   RunInfo,
   RunOutcome,
   RunStore,
@@ -21,11 +26,13 @@ import type {
 import { guardStoreIds } from "@toolnexus/core";
 import type pg from "pg";
 import { answerOp } from "./answers.js";
+import { cancelOp } from "./cancel.js";
 import { claimOp } from "./claim.js";
 import { type ConnectionInput, openDb } from "./connection.js";
 import { makeContext } from "./context.js";
 import { conversationOps } from "./conversations.js";
 import { PostgresStoreError } from "./errors.js";
+import { eventOps, watchKey } from "./events.js";
 import { listener } from "./notify.js";
 import { requestOps } from "./requests.js";
 import { runOps } from "./runs.js";
@@ -72,6 +79,11 @@ export interface PostgresStoreOptions {
    * itself) or could not be opened. The errors are `PostgresStoreError`s, without the password.
    */
   onError?: (error: unknown) => void;
+  /**
+   * How often, in ms, the store reads the last event offset of the runs it watches
+   * (`watchEvents`), in case a notification was lost. Default 5000.
+   */
+  eventsPollMs?: number;
 }
 
 /**
@@ -112,16 +124,38 @@ export interface PostgresStore extends RunStore, ConversationStore {
    * the next; a claim by id throws a `CheckpointError` naming it and changes nothing.
    */
   claim(options: ClaimOptions): Promise<ClaimedRun | undefined>;
-  /** Records a human's answer (one short transaction) and tells the workers when a run became ready. */
-  answer(answer: Answer): Promise<AnswerReceipt>;
+  /**
+   * Records a human's answer (one short transaction), who answered (`options.by`) and when, and
+   * its `answered` event; tells the workers when a run became ready.
+   */
+  answer(answer: Answer, options?: AnswerOptions): Promise<AnswerReceipt>;
   /** A run by id, or `undefined`; a corrupt checkpoint is a `CheckpointError` naming the run. */
   getRun(runId: string): Promise<RunInfo | undefined>;
   /** A request by id (the newest run that raised it), or `undefined`. */
   getRequest(requestId: string): Promise<RequestInfo | undefined>;
   /** Requests, newest first; reads only plain columns, so one corrupt row never breaks it. */
   list(filter?: SuspensionFilter): Promise<SuspensionSummary[]>;
-  /** Deletes `done` and `failed` runs finished at or before the cutoff; returns how many. */
+  /**
+   * Deletes `done`, `failed` and `cancelled` runs finished at or before the cutoff, with their
+   * requests, journals and events; returns how many.
+   */
   prune(options: PruneOptions): Promise<number>;
+  /**
+   * Appends the loop's events to the run the lease holds (see {@link RunStore.appendEvents}),
+   * fenced like every worker write. Returns the offset of the run's last event.
+   */
+  appendEvents(lease: Lease, events: readonly RunEventInit[]): Promise<number>;
+  /** A run's events after offset `after`, oldest first, at most `limit` (default and most 1,000). */
+  readEvents(runId: string, after: number, limit?: number): Promise<RecordedRunEvent[]>;
+  /**
+   * Calls `onEvent` soon after an event of the run is recorded by any process: LISTEN/NOTIFY on
+   * the store's one listening connection (shared with {@link subscribe}; it listens again after a
+   * restart or a killed backend, and wakes every watcher then), plus a slow poll
+   * (`eventsPollMs`) as a safety net. Returns an unsubscribe function.
+   */
+  watchEvents(runId: string, onEvent: () => void): () => void;
+  /** Cancels a run and its sub-agents' runs (see {@link RunStore.cancel}), in one transaction. */
+  cancel(runId: string, request?: CancelRequest): Promise<CancelReceipt>;
   /**
    * Calls `onReady` soon after a run may have become claimable anywhere (an answer recorded, a
    * run released or halted ready), through LISTEN/NOTIFY on a connection of its own that
@@ -191,6 +225,10 @@ export function postgresStore(
     throw new TypeError("postgresStore(): retryTimeoutMs must be zero or more milliseconds");
   }
   const onError = options.onError;
+  const eventsPollMs = options.eventsPollMs ?? 5_000;
+  if (!Number.isFinite(eventsPollMs) || eventsPollMs <= 0) {
+    throw new TypeError("postgresStore(): eventsPollMs must be a positive number of milliseconds");
+  }
 
   const db = openDb(input, schema, { poolSize, connectTimeoutMs, retryTimeoutMs, onError });
   let closed = false;
@@ -212,8 +250,15 @@ export function postgresStore(
     await notifier.settled();
   };
   const ctx = makeContext(db, ready);
-  const notifier = listener(db, ctx.channel, onError);
   const runs = runOps(ctx);
+  const events = eventOps(ctx, runs.lost);
+  const notifier = listener(db, {
+    channel: ctx.channel,
+    eventsChannel: ctx.eventsChannel,
+    onError,
+    lastOffsets: events.lastOffsets,
+    pollMs: eventsPollMs,
+  });
   const requests = requestOps(ctx);
   const conversations = conversationOps(ctx);
 
@@ -230,6 +275,16 @@ export function postgresStore(
     prune: runs.prune,
     claim: claimOp(ctx),
     answer: answerOp(ctx),
+    cancel: cancelOp(ctx),
+    appendEvents: events.appendEvents,
+    readEvents: events.readEvents,
+    watchEvents(runId, onEvent) {
+      if (closed) throw closedError();
+      if (typeof onEvent !== "function") {
+        throw new TypeError("watchEvents(): onEvent must be a function");
+      }
+      return notifier.watch(watchKey(String(runId)), onEvent);
+    },
     getRun: requests.getRun,
     getRequest: requests.getRequest,
     list: requests.list,
