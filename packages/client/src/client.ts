@@ -1,5 +1,6 @@
 import { resolveConfig } from "./config.js";
 import { parseAnswers, recordAnswer, recordAnswers, settleRun } from "./durable.js";
+import { cancel, follow } from "./follow-cancel.js";
 import { registerConfig, startRun } from "./start.js";
 import type { Client, ClientOptions, ResumeOptions, RunEvent, RunResult } from "./types.js";
 import { work } from "./worker.js";
@@ -53,12 +54,20 @@ export function createClient(options: ClientOptions): Client {
 
     async resume(given, resumeOptions: ResumeOptions = {}) {
       const answers = parseAnswers(given);
-      const runId = await recordAnswers(config, answers);
+      const runId = await recordAnswers(config, answers, resumeOptions.by);
       return settleRun(config, runId, resumeOptions.signal, undefined);
     },
 
-    async answer(given) {
-      return recordAnswer(config, given);
+    async answer(given, answerOptions) {
+      return recordAnswer(config, given, answerOptions?.by);
+    },
+
+    follow(runId, followOptions) {
+      return follow(config, runId, followOptions);
+    },
+
+    async cancel(runId, request) {
+      return cancel(config, runId, request);
     },
 
     async continueRun(runId, resumeOptions: ResumeOptions = {}) {

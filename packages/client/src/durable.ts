@@ -32,6 +32,19 @@ async function underLease(
   try {
     return await body();
   } catch (thrown) {
+    const cancel = journal.cancel;
+    if (cancel !== undefined && journal.lost === undefined) {
+      // Someone cancelled the run (client.cancel): it ends cancelled, with who and why.
+      try {
+        await journal.finish({ state: "cancelled", cancel });
+      } catch {
+        // Given back instead: the store ends a run cancelled while it ran when it comes back.
+        await journal.release();
+      }
+      throw thrown instanceof RunCancelledError && thrown.cancel !== undefined
+        ? thrown
+        : new RunCancelledError(run.messages, run.runId, thrown, cancel);
+    }
     // A cancelled run (or a worker shutting down) goes back as is; any other error is recorded
     // and the run is retried after a delay. A lost lease belongs to another worker now.
     await journal.release(thrown instanceof RunCancelledError ? undefined : errorInfo(thrown));
@@ -203,6 +216,10 @@ export async function settleRun(
     const info = await store.getRun(runId);
     if (info === undefined) throw new RunNotFoundError(runId);
     if (info.state === "done" && info.result !== undefined) return info.result;
+    if (info.state === "cancelled") {
+      const cancel = info.cancel ?? { at: info.updatedAt };
+      throw new RunCancelledError(info.checkpoint?.messages ?? [], runId, undefined, cancel);
+    }
     if (info.state === "waiting") {
       const pending = pendingResult(config, info);
       if (pending !== undefined) return pending;
@@ -246,6 +263,7 @@ const IN_MEMORY_HINT =
 export async function recordAnswers(
   config: ResolvedConfig,
   answers: readonly Answer[],
+  by?: string,
 ): Promise<string> {
   const store = config.runs;
   let runId: string | undefined;
@@ -264,7 +282,7 @@ export async function recordAnswers(
   }
   for (const answer of answers) {
     try {
-      await store.answer(answer);
+      await (by === undefined ? store.answer(answer) : store.answer(answer, { by }));
     } catch (thrown) {
       // Too late: the request expired, and continuing the run applies the expiry (the tool
       // sees a declined answer), which is what the caller asked for.
@@ -277,10 +295,16 @@ export async function recordAnswers(
 }
 
 /** Records one answer, validated, without running anything. */
-export async function recordAnswer(config: ResolvedConfig, given: unknown): Promise<AnswerReceipt> {
+export async function recordAnswer(
+  config: ResolvedConfig,
+  given: unknown,
+  by?: string,
+): Promise<AnswerReceipt> {
   const answer = parseAnswer(given);
   try {
-    return await config.runs.answer(answer);
+    return await (by === undefined
+      ? config.runs.answer(answer)
+      : config.runs.answer(answer, { by }));
   } catch (thrown) {
     if (config.defaultRuns && (thrown as { code?: unknown })?.code === "suspension_not_found") {
       throw new SuspensionNotFoundError(answer.id, IN_MEMORY_HINT);

@@ -1,4 +1,4 @@
-import { type Message, ToolnexusError } from "@toolnexus/core";
+import { type CancelInfo, type Message, ToolnexusError } from "@toolnexus/core";
 
 /**
  * A run that could not go on: the model call failed, or a store failed. `messages` holds the
@@ -14,15 +14,43 @@ export class RunError extends ToolnexusError {
   }
 }
 
-/** The run's `signal` was aborted. In-flight tools saw their signals abort; `messages` is kept. */
+/** "by bob: changed my mind", or "" when nobody said. */
+function whoAndWhy(cancel: CancelInfo): string {
+  const by = cancel.by === undefined ? "" : ` by ${cancel.by}`;
+  return cancel.reason === undefined ? by : `${by}: ${cancel.reason}`;
+}
+
+/**
+ * The run was stopped: its `signal` was aborted, or someone cancelled it through the store
+ * (`client.cancel`), and then `cancel` says who, why and when. In-flight tools saw their
+ * signals abort; `messages` is kept.
+ */
 export class RunCancelledError extends RunError {
-  constructor(messages: Message[], runId: string, reason: unknown) {
+  readonly cancel: CancelInfo | undefined;
+  constructor(messages: Message[], runId: string, reason: unknown, cancel?: CancelInfo) {
     super(
       "cancelled",
-      `run ${runId} was cancelled${reason instanceof Error && reason.message ? `: ${reason.message}` : ""}`,
+      cancel !== undefined
+        ? `run ${runId} was cancelled${whoAndWhy(cancel)}`
+        : `run ${runId} was cancelled${reason instanceof Error && reason.message ? `: ${reason.message}` : ""}`,
       messages,
       runId,
       reason,
     );
+    this.cancel = cancel;
+  }
+}
+
+/**
+ * The abort reason a durable run's tools see (`ctx.signal.reason`) when someone cancelled the
+ * run through the store: `cancel` says who, why and when.
+ */
+export class CancelRequestedError extends ToolnexusError {
+  readonly runId: string;
+  readonly cancel: CancelInfo;
+  constructor(runId: string, cancel: CancelInfo) {
+    super("cancel_requested", `run ${runId} was cancelled${whoAndWhy(cancel)}`);
+    this.runId = runId;
+    this.cancel = cancel;
   }
 }

@@ -1,16 +1,27 @@
 // Errors a host handles around answers and durable runs, re-exported so one import is enough.
+
+export type {
+  AnswerOptions,
+  CancelInfo,
+  CancelReceipt,
+  CancelRequest,
+  FollowOptions,
+  RecordedRunEvent,
+  RunEventType,
+} from "@toolnexus/core";
 export {
   AnswerConflictError,
   CheckpointError,
   LeaseLostError,
   RunNotFoundError,
+  StoreUnsupportedError,
   SuspensionNotFoundError,
   WireFormatError,
 } from "@toolnexus/core";
 export type { AgentToolOptions } from "./agent-tool.js";
 export { agentTool } from "./agent-tool.js";
 export { createClient } from "./client.js";
-export { RunCancelledError, RunError } from "./errors.js";
+export { CancelRequestedError, RunCancelledError, RunError } from "./errors.js";
 export type { InProcessModelOptions, SimpleToolCall, SimpleTurn } from "./in-process-model.js";
 export { inProcessModel } from "./in-process-model.js";
 export type {

@@ -1,6 +1,7 @@
 // A durable run's writes, under its lease: each step and each finished call is in the store
 // before the run moves on, and the lease is renewed in the background while the run works.
 import {
+  type CancelInfo,
   type Checkpoint,
   type JournalEntry,
   type Lease,
@@ -10,7 +11,8 @@ import {
   type RunOutcome,
   type RunStore,
 } from "@toolnexus/core";
-import { RunError } from "./errors.js";
+import { CancelRequestedError, RunError } from "./errors.js";
+import { RunRecorder } from "./run-recorder.js";
 import { messageOf } from "./tool-call.js";
 
 /** Waits before a failed run is offered to a worker again: 1 s, 2 s, 4 s… up to a minute. */
@@ -22,6 +24,12 @@ export class Journal {
   lease: Lease;
   /** Set when a write or a renewal found that another worker took the run over. */
   lost: LeaseLostError | undefined;
+  /** Set when a renewal said someone cancelled the run (`client.cancel`): the run stops. */
+  cancel: CancelInfo | undefined;
+  /** The run's events for followers, when the store keeps them (`appendEvents`). */
+  readonly recorder: RunRecorder | undefined;
+  /** Event writes in order, one after the other. */
+  private appending: Promise<void> = Promise.resolve();
   readonly signal: AbortSignal;
   private readonly controller = new AbortController();
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -41,6 +49,7 @@ export class Journal {
   ) {
     this.lease = lease;
     this.signal = this.controller.signal;
+    if (typeof store.appendEvents === "function") this.recorder = new RunRecorder();
     // Renew well before expiry; a renewal that fails for a passing reason is retried on the
     // next tick, and one that finds the lease taken stops the run.
     this.timer = setInterval(() => void this.renew(), Math.max(20, Math.floor(leaseMs / 3)));
@@ -53,7 +62,16 @@ export class Journal {
     this.renewing = true;
     try {
       const renewed = await this.store.renew(this.lease, this.leaseMs);
-      if (!this.closed) this.lease = renewed;
+      if (this.closed) return;
+      this.lease = renewed;
+      if (renewed.cancel !== undefined && this.cancel === undefined) {
+        // Someone cancelled the run: its tools see their signal abort, naming who and why.
+        this.cancel = renewed.cancel;
+        this.controller.abort(new CancelRequestedError(this.lease.runId, renewed.cancel));
+        return;
+      }
+      // A long call's progress reaches followers between the run's own writes.
+      if (this.recorder?.pending) await this.appendEvents().catch(() => {});
     } catch (thrown) {
       if (thrown instanceof LeaseLostError) this.lose(thrown);
     } finally {
@@ -95,15 +113,39 @@ export class Journal {
     }
   }
 
-  step(checkpoint: Checkpoint): Promise<void> {
+  /**
+   * Writes the events recorded since the last write, if any: before each durable write, so a
+   * follower sees them in the order they happened, at most one extra write per step.
+   */
+  private appendEvents(): Promise<void> {
+    const recorder = this.recorder;
+    if (recorder === undefined || !recorder.pending) return this.appending;
+    const events = recorder.drain();
+    const append = this.appending.then(async () => {
+      try {
+        await this.write("record the events", () => this.store.appendEvents!(this.lease, events));
+      } catch (thrown) {
+        recorder.restore(events);
+        throw thrown;
+      }
+    });
+    // One failed write does not block the next one from trying again.
+    this.appending = append.catch(() => {});
+    return append;
+  }
+
+  async step(checkpoint: Checkpoint): Promise<void> {
+    await this.appendEvents();
     return this.write("write a step", () => this.store.step(this.lease, checkpoint));
   }
 
-  entry(entry: JournalEntry): Promise<void> {
+  async entry(entry: JournalEntry): Promise<void> {
+    await this.appendEvents();
     return this.write("journal a call", () => this.store.journal(this.lease, entry));
   }
 
   async halt(checkpoint: Checkpoint): Promise<"waiting" | "ready"> {
+    await this.appendEvents();
     const state = await this.write("save the halt", () => this.store.halt(checkpoint, this.lease));
     this.givenUp = true;
     this.stop();
@@ -111,6 +153,7 @@ export class Journal {
   }
 
   async finish(outcome: RunOutcome): Promise<void> {
+    await this.appendEvents();
     await this.write("save the result", () => this.store.finish(this.lease, outcome));
     this.givenUp = true;
     this.stop();
@@ -124,6 +167,8 @@ export class Journal {
   async release(error?: RunErrorInfo): Promise<void> {
     if (this.givenUp || this.lost !== undefined) return;
     this.stop();
+    // What happened before the error is worth following too.
+    await this.appendEvents().catch(() => {});
     try {
       if (error === undefined) await this.store.release(this.lease);
       else

@@ -30,6 +30,7 @@ import { loopId } from "./ids.js";
 import type { RunTrace } from "./instrumentation.js";
 import type { Journal } from "./journal.js";
 import { callModel } from "./model-call.js";
+import type { RunRecorder } from "./run-recorder.js";
 import { messageOf, refuseCall, rollUp, settleCall } from "./tool-call.js";
 import type { DoneResult, RunEvent, RunResult, ToolCallRecord } from "./types.js";
 
@@ -78,7 +79,9 @@ export class Run {
   /** Set when a call was stopped by the run's own deadline (timers may fire a hair early). */
   outOfTime = false;
   /** Whether anyone receives events; when nobody does, the loop does not build them. */
-  readonly listening: boolean;
+  listening: boolean;
+  /** A durable run's events for followers (a store with `appendEvents`); else undefined. */
+  recorder: RunRecorder | undefined;
   /** Aborts when the caller cancels, or (durable runs) when the lease is lost. */
   signal: AbortSignal | undefined;
   /** Present when the run is durable: every step is written through it. */
@@ -134,6 +137,11 @@ export class Run {
   /** Makes the run durable: its writes go through `journal`, and a lost lease stops it. */
   attach(journal: Journal): void {
     this.journal = journal;
+    // Only durable runs record events: a run in memory builds none.
+    if (journal.recorder !== undefined) {
+      this.recorder = journal.recorder;
+      this.listening = true;
+    }
     this.signal =
       this.signal === undefined ? journal.signal : AbortSignal.any([this.signal, journal.signal]);
   }
@@ -141,6 +149,7 @@ export class Run {
   emit(event: RunEvent): void {
     this.config.emit(event);
     this.sink?.(event);
+    this.recorder?.take(event);
   }
 
   /** What a stopped run rejects with: the lease was lost, or the caller cancelled. */
@@ -149,7 +158,8 @@ export class Run {
     if (lost !== undefined) {
       return new RunError("lease_lost", lost.message, this.messages, this.runId, lost);
     }
-    return new RunCancelledError(this.messages, this.runId, this.signal?.reason);
+    const cancel = this.journal?.cancel;
+    return new RunCancelledError(this.messages, this.runId, this.signal?.reason, cancel);
   }
 
   /** True for the errors that mean "stop this run now", which nothing may turn into a result. */
@@ -246,6 +256,7 @@ export class Run {
       if (this.outOfTime || (left !== undefined && left <= 0)) {
         return this.finish({ status: "incomplete", limit: "timeout" });
       }
+      this.recorder?.beginTurn(this.turns + 1);
       const response = await callModel(this);
       if (response === "timeout") return this.finish({ status: "incomplete", limit: "timeout" });
       this.turns++;

@@ -1,12 +1,17 @@
 import type {
   Answer,
+  AnswerOptions,
   AnswerReceipt,
   AssistantMessage,
+  CancelReceipt,
+  CancelRequest,
   ConversationStore,
+  FollowOptions,
   Message,
   Model,
   ModelRequest,
   ModelResponse,
+  RecordedRunEvent,
   Request,
   RunInfo,
   RunResult,
@@ -173,6 +178,12 @@ export interface RunOptions {
 export interface ResumeOptions {
   /** Stops the run here; it is given back `ready` for any worker, nothing lost. */
   signal?: AbortSignal;
+  /**
+   * `resume` only: who answered, an identity your host authenticated (a user id, an email),
+   * kept with each answer (`RequestInfo.answeredBy`) and in its `answered` event. Never take it
+   * from the model or from the answer's data.
+   */
+  by?: string;
 }
 
 /** Everything that happens in a run, in order. `switch` on `type`. */
@@ -216,7 +227,22 @@ export interface Client {
    * Record a human's answer without running anything (milliseconds; for a web handler). A
    * worker (`work`) or `continueRun` continues the run.
    */
-  answer(answer: Answer): Promise<AnswerReceipt>;
+  answer(answer: Answer, options?: AnswerOptions): Promise<AnswerReceipt>;
+  /**
+   * A durable run's recorded events, from `after` (default 0: the first) on: those recorded so
+   * far, then each new one, in any process that shares the store; ends after `done`, `failed`
+   * or `cancelled`, or when `signal` aborts. Following again from the last offset seen loses
+   * and repeats nothing. `StoreUnsupportedError` for a store that keeps no events.
+   */
+  follow(runId: string, options?: FollowOptions): AsyncIterable<RecordedRunEvent>;
+  /**
+   * Cancels a durable run and its sub-agents' runs: a waiting or ready one ends `cancelled`
+   * now (a later answer is an `AnswerConflictError` with reason `"cancelled"`); a running one
+   * stops at its worker's next lease renewal (its tools see `ctx.signal` abort), and whoever
+   * awaits it gets a `RunCancelledError` whose `cancel` says who and why. Cancelling a
+   * cancelled or done run changes nothing. `StoreUnsupportedError` for a store without `cancel`.
+   */
+  cancel(runId: string, request?: CancelRequest): Promise<CancelReceipt>;
   /**
    * Continue the durable run `runId` here: one that is ready (answered, or given back after an
    * error), expired, failed, or whose worker died. Journaled calls never run again.

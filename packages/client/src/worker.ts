@@ -34,6 +34,8 @@ export interface WorkSummary {
   errors: number;
   /** Runs ended `failed` after `maxFailures`. */
   failed: number;
+  /** Runs stopped and ended `cancelled` because someone cancelled them (`client.cancel`). */
+  cancelled: number;
 }
 
 function whole(name: string, value: number | undefined, fallback: number): number {
@@ -53,7 +55,14 @@ export async function work(config: ResolvedConfig, options: WorkOptions): Promis
   const pollMs = whole("pollMs", options.pollMs, 500);
   const maxFailures = whole("maxFailures", options.maxFailures, 5);
   const store = config.runs;
-  const summary: WorkSummary = { claimed: 0, finished: 0, halted: 0, errors: 0, failed: 0 };
+  const summary: WorkSummary = {
+    claimed: 0,
+    finished: 0,
+    halted: 0,
+    errors: 0,
+    failed: 0,
+    cancelled: 0,
+  };
   const active = new Set<Promise<void>>();
 
   let wake: (() => void) | undefined;
@@ -94,6 +103,11 @@ export async function work(config: ResolvedConfig, options: WorkOptions): Promis
     } catch (thrown) {
       // A shutdown gives the run back; it is not an error of the run.
       if (thrown instanceof RunCancelledError && signal.aborted) return;
+      // Someone cancelled it through the store: it ended cancelled, as asked.
+      if (thrown instanceof RunCancelledError && thrown.cancel !== undefined) {
+        summary.cancelled++;
+        return;
+      }
       summary.errors++;
       options.onError?.(thrown, runId);
     }
