@@ -1,0 +1,155 @@
+import { createServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { toNodeListener } from "./node.js";
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = undefined;
+});
+
+async function listen(
+  handler: (request: Request) => Response | Promise<Response>,
+  options = {},
+): Promise<string> {
+  server = createServer(toNodeListener(handler, options));
+  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** POSTs `chunks` with chunked transfer encoding (no Content-Length); resolves status and body. */
+function postChunked(url: string, chunks: string[]): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+    });
+    req.on("response", (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        body += chunk;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    // The server may close once it has answered 413: that is the point, not a failure.
+    req.on("error", (error) => (error.message.includes("EPIPE") ? undefined : reject(error)));
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
+}
+
+describe("toNodeListener", () => {
+  it("passes method, URL, headers and body through, and sends every Set-Cookie back", async () => {
+    const url = await listen(async (request) => {
+      const headers = new Headers({ "content-type": "application/json" });
+      headers.append("set-cookie", "a=1");
+      headers.append("set-cookie", "b=2");
+      return new Response(
+        JSON.stringify({
+          method: request.method,
+          url: request.url,
+          custom: request.headers.get("x-custom"),
+          body: await request.text(),
+        }),
+        { status: 202, headers },
+      );
+    });
+    const response = await fetch(`${url}/a/b?c=d`, {
+      method: "POST",
+      headers: { "x-custom": "yes" },
+      body: "hello",
+    });
+    expect(response.status).toBe(202);
+    expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
+    expect(await response.json()).toEqual({
+      method: "POST",
+      url: `${url}/a/b?c=d`,
+      custom: "yes",
+      body: "hello",
+    });
+  });
+
+  it("answers 413 to a body over its cap, declared or streamed, before the handler reads it all", async () => {
+    const seen: number[] = [];
+    const url = await listen(
+      async (request) => {
+        try {
+          seen.push((await request.arrayBuffer()).byteLength);
+        } catch {
+          seen.push(-1); // the stream errored at the cap
+        }
+        return new Response("read");
+      },
+      { maxBodyBytes: 1000 },
+    );
+    const declared = await fetch(url, { method: "POST", body: "x".repeat(5000) });
+    expect(declared.status).toBe(413);
+    expect((await declared.json()).error.code).toBe("payload_too_large");
+    const streamed = await postChunked(
+      url,
+      Array.from({ length: 10 }, () => "y".repeat(400)),
+    );
+    expect(streamed.status).toBe(413);
+    const small = await postChunked(url, ["z".repeat(400), "z".repeat(400)]);
+    expect(small).toEqual({ status: 200, body: "read" });
+    expect(seen).toContain(800);
+    expect(seen.filter((bytes) => bytes > 1000)).toEqual([]);
+  });
+
+  it("streams a response as it is written: the first chunk arrives before the handler ends it", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const url = await listen(
+      () =>
+        new Response(
+          new ReadableStream({
+            async start(controller) {
+              controller.enqueue(new TextEncoder().encode("first;"));
+              await gate; // the rest only after the client saw the first chunk
+              controller.enqueue(new TextEncoder().encode("second"));
+              controller.close();
+            },
+          }),
+        ),
+    );
+    const response = await fetch(url);
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    expect((await reader.read()).value).toBe("first;");
+    release();
+    let rest = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      rest += value;
+    }
+    expect(rest).toBe("second");
+  });
+
+  it("aborts the request's signal when the client disconnects", async () => {
+    let aborted: () => void = () => {};
+    const sawAbort = new Promise<void>((resolve) => {
+      aborted = resolve;
+    });
+    const signals: AbortSignal[] = [];
+    const url = await listen((request) => {
+      signals.push(request.signal);
+      request.signal.addEventListener("abort", () => aborted(), { once: true });
+      return new Response(new ReadableStream({ start: (c) => c.enqueue(new Uint8Array([1])) }));
+    });
+    const controller = new AbortController();
+    const response = await fetch(url, { signal: controller.signal });
+    await response.body!.getReader().read();
+    controller.abort();
+    await sawAbort; // the test's timeout bounds the wait
+    expect(signals.map((signal) => signal.aborted)).toEqual([true]);
+  });
+
+  it("refuses a bad maxBodyBytes at once", () => {
+    expect(() => toNodeListener(() => new Response(), { maxBodyBytes: 0 })).toThrow(TypeError);
+  });
+});
