@@ -27,25 +27,25 @@ export class RunRecorder {
         this.textTurn = event.turn;
         if (this.text.length >= TEXT_EVENT_CHARS) this.closeText();
         return;
-      case "message":
+      case "message": {
         this.beginTurn(event.turn);
+        const { content, toolCalls } = event.message;
         // A run that does not stream records the turn's text whole, from its message.
-        if (!this.turnHadText && event.message.content !== "") {
+        if (!this.turnHadText && content !== "") {
           this.turnHadText = true;
-          this.events.push({
-            type: "text",
-            data: { turn: event.turn, text: event.message.content },
-          });
+          this.pushText(event.turn, content);
         }
         this.closeText();
+        // The turn's calls, recorded with the step written before they start: a follower
+        // sees what runs while it runs.
+        for (const call of toolCalls ?? []) {
+          this.events.push({
+            type: "tool_call",
+            data: { callId: callIdOf(call), name: call.name, args: cappedArgs(call.args) },
+          });
+        }
         return;
-      case "tool_call":
-        this.closeText();
-        this.events.push({
-          type: "tool_call",
-          data: { callId: callIdOf(event.call), name: event.call.name, args: event.call.args },
-        });
-        return;
+      }
       case "tool_result":
         this.closeText();
         this.events.push({
@@ -100,7 +100,31 @@ export class RunRecorder {
 
   private closeText(): void {
     if (this.text === "") return;
-    this.events.push({ type: "text", data: { turn: this.textTurn, text: this.text } });
+    this.pushText(this.textTurn, this.text);
     this.text = "";
   }
+
+  /** Text as events of at most TEXT_EVENT_CHARS characters each (an event's data is capped). */
+  private pushText(turn: number, text: string): void {
+    for (let at = 0; at < text.length; at += TEXT_EVENT_CHARS) {
+      this.events.push({
+        type: "text",
+        data: { turn, text: text.slice(at, at + TEXT_EVENT_CHARS) },
+      });
+    }
+  }
+}
+
+/** The most a `tool_call` event keeps of the arguments as JSON (the transcript keeps them all). */
+export const MAX_EVENT_ARGS_CHARS = 16_000;
+
+function cappedArgs(args: Record<string, unknown>): Record<string, unknown> {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(args);
+  } catch {
+    json = undefined;
+  }
+  if (json !== undefined && json.length <= MAX_EVENT_ARGS_CHARS) return args;
+  return { truncated: json === undefined ? "not JSON" : `${json.length} characters` };
 }
