@@ -124,7 +124,8 @@ describe("LISTEN/NOTIFY", () => {
       await admin.connect();
       try {
         const { rows } = await admin.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = 'LISTEN "toolnexus:churn"'`,
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE query = 'LISTEN "toolnexus:churn"; LISTEN "toolnexus-events:churn"'`,
         );
         return rows[0]!.n;
       } finally {

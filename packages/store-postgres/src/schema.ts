@@ -155,7 +155,7 @@ function version2(s: string): string {
 }
 
 /** `MIGRATIONS[n - 1]` brings a schema from version n - 1 to n. */
-const MIGRATIONS: readonly ((s: string) => string)[] = [version1, version2];
+export const MIGRATIONS: readonly ((s: string) => string)[] = [version1, version2];
 
 /** The advisory lock every migrating process of one schema takes, so exactly one migrates. */
 function lockKey(schema: string): string {
