@@ -274,4 +274,52 @@ describe("client.follow", () => {
     release.open();
     await running;
   });
+
+  it("follows by polling a store that cannot wake it (no watchEvents)", async () => {
+    const inner = memoryRunStore();
+    const { watchEvents: _w, ...noWatch } = inner;
+    const entered = gate();
+    const release = gate();
+    const client = lookupClient(noWatch as RunStore, {
+      entered: entered.open,
+      release: release.opened,
+    });
+    const running = client.run("weather?", { durable: true, runId: "run_p" });
+    await entered.opened;
+    const following = collect(client.follow("run_p", { pollMs: 10 }));
+    release.open();
+    await running;
+    const seen = await following;
+    expect(seen.at(-1)?.type).toBe("done");
+    expect(seen.map((e) => e.offset)).toEqual(seen.map((_, i) => i + 1));
+  });
+
+  it("costs a durable step at most one extra write, and records in batches", async () => {
+    const inner = memoryRunStore();
+    const writes = { appendEvents: 0, durable: 0 };
+    const counted: RunStore = {
+      ...inner,
+      step: (lease, checkpoint) => {
+        writes.durable++;
+        return inner.step(lease, checkpoint);
+      },
+      journal: (lease, entry) => {
+        writes.durable++;
+        return inner.journal(lease, entry);
+      },
+      finish: (lease, outcome) => {
+        writes.durable++;
+        return inner.finish(lease, outcome);
+      },
+      appendEvents: (lease, events) => {
+        writes.appendEvents++;
+        return inner.appendEvents(lease, events);
+      },
+    };
+    const client = lookupClient(counted);
+    await client.run("weather?", { durable: true, runId: "run_b" });
+    expect(writes.durable).toBeGreaterThan(0);
+    expect(writes.appendEvents).toBeLessThanOrEqual(writes.durable);
+    expect(inner.readEvents("run_b", 0).length).toBeGreaterThan(writes.appendEvents);
+  });
 });
