@@ -1,10 +1,13 @@
 import { sampleCheckpoint, sampleJournalEntry, sampleResult } from "@toolnexus/core/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createDatabase } from "../test/cluster.js";
+import { answerOp } from "./answers.js";
+import { cancelOp } from "./cancel.js";
 import { claimOp } from "./claim.js";
 import { type Db, markTransient, openDb } from "./connection.js";
 import { makeContext } from "./context.js";
 import { PostgresStoreError } from "./errors.js";
+import { eventOps } from "./events.js";
 import { runOps } from "./runs.js";
 import { migrate } from "./schema.js";
 
@@ -59,8 +62,12 @@ async function open(schema: string) {
     },
   };
   const ctx = makeContext(lossy, async () => {});
+  const runs = runOps(ctx);
   return {
-    runs: runOps(ctx),
+    runs,
+    events: eventOps(ctx, runs.lost),
+    cancel: cancelOp(ctx),
+    answer: answerOp(ctx),
     claim: claimOp(ctx),
     db,
     cutNext(match: string) {
@@ -147,5 +154,48 @@ describe("writes tried again after a commit whose reply was lost", () => {
       claimed = await store.claim({ owner: "w2", leaseMs: 60_000 });
     }
     expect(claimed).toMatchObject({ reason: "takeover", lease: { runId: "run_1", token: 2 } });
+  });
+
+  it("the events of a write tried again are recorded once: start, halt, answer, append, finish, cancel", async () => {
+    const store = await open("retry_events");
+    const types = async (runId: string) =>
+      (await store.events.readEvents(runId, 0)).map((e) => e.type);
+    store.cutNext("INSERT INTO");
+    const lease = await store.runs.start(sampleCheckpoint({ runId: "run_1" }), "w1", 60_000);
+    store.cutNextCommit();
+    const batch = [
+      { type: "turn" as const, data: { turn: 1 } },
+      { type: "text" as const, data: { turn: 1, text: "hi" } },
+    ];
+    expect(await store.events.appendEvents(lease, batch)).toBe(3);
+    store.cutNextCommit();
+    await store.runs.halt(sampleCheckpoint({ runId: "run_1", pending: ["r1"] }), lease);
+    store.cutNext("answered_by");
+    const receipt = await store.answer({ id: "r1", ok: true }, { by: "alice" });
+    expect(receipt.runId).toBe("run_1");
+    const claimed = (await store.claim({ owner: "w2", leaseMs: 60_000, runId: "run_1" }))!;
+    store.cutNext("finished_ms");
+    await store.runs.finish(claimed.lease, { state: "done", result: sampleResult("run_1") });
+    expect(store.cuts()).toBe(5);
+    expect(await types("run_1")).toEqual([
+      "started",
+      "turn",
+      "text",
+      "suspended",
+      "answered",
+      "continued",
+      "done",
+    ]);
+
+    await store.runs.halt(sampleCheckpoint({ runId: "run_2", pending: ["r2"] }));
+    store.cutNextCommit();
+    // The first try cancelled it; the second says so, not already_cancelled.
+    expect(await store.cancel("run_2", { by: "ops", reason: "no longer needed" })).toEqual({
+      runId: "run_2",
+      outcome: "cancelled",
+      state: "cancelled",
+    });
+    expect(store.cuts()).toBe(6);
+    expect(await types("run_2")).toEqual(["started", "suspended", "cancelled"]);
   });
 });
