@@ -374,6 +374,36 @@ describe.each(SERVERS)("served on 127.0.0.1 (%s)", (_name, serveWith) => {
     expect((await get("/runs")).status).toBe(404); // no start: no POST /runs either
   });
 
+  it("serves a sub-agent's run, whose id has a slash, by its percent-encoded id", async () => {
+    const { store } = await setUp();
+    await haltRun(store, { runId: "run_s/deployer", sessionId: "S", requests: ["req_sub"] });
+    const run = await get(`/runs/${encodeURIComponent("run_s/deployer")}`);
+    expect(run.status).toBe(200);
+    expect(await run.json()).toMatchObject({ runId: "run_s/deployer", state: "waiting" });
+    expect((await get(`/runs/${encodeURIComponent("run_t/deployer")}`)).status).toBe(404);
+  });
+
+  it("a request whose schema does not compile is a 500 for the host's log, and nothing is recorded", async () => {
+    const onError = vi.fn();
+    const { store } = await setUp({ onError });
+    await haltRun(store, {
+      runId: "run_bad",
+      sessionId: "S",
+      requests: ["req_bad"],
+      schema: { type: "object", properties: { n: { type: "no-such-type" } } },
+    });
+    const response = await postJson(
+      served!,
+      "/requests/req_bad/answer",
+      { ok: true, data: { n: 1 } },
+      auth("token-alice"),
+    );
+    expect(response.status).toBe(500);
+    expect((await response.json()).error.code).toBe("internal");
+    expect(onError).toHaveBeenCalledTimes(1);
+    expect((await store.getRequest("req_bad"))?.state).toBe("waiting");
+  });
+
   it("an unexpected error is a 500 naming an id (given to onError), never its message", async () => {
     const store = newStore();
     const onError = vi.fn();

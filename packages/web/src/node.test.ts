@@ -149,6 +149,26 @@ describe("toNodeListener", () => {
     expect(signals.map((signal) => signal.aborted)).toEqual([true]);
   });
 
+  it("builds the URL from Host and the target's path only: an absolute-form target cannot pick the origin", async () => {
+    const url = await listen((request) => new Response(request.url));
+    const { port } = server!.address() as AddressInfo;
+    const seen = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest({ host: "127.0.0.1", port, path: "http://evil.example/x?y=1" });
+      req.on("response", (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          body += chunk;
+        });
+        res.on("end", () => resolve(body));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(seen).toBe(`${url}/x?y=1`);
+    expect(await (await fetch(`${url}//evil.example/z`)).text()).toBe(`${url}/evil.example/z`);
+  });
+
   it("refuses a bad maxBodyBytes at once", () => {
     expect(() => toNodeListener(() => new Response(), { maxBodyBytes: 0 })).toThrow(TypeError);
   });

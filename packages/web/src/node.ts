@@ -114,7 +114,18 @@ function urlOf(req: IncomingMessage): string {
   // A Host that is not a plain host[:port] is not trusted into the URL (and so the origin).
   const safeHost =
     host !== undefined && /^[A-Za-z0-9.\-[\]:]{1,255}$/.test(host) ? host : "localhost";
-  return new URL(req.url ?? "/", `${tls ? "https" : "http"}://${safeHost}`).toString();
+  return new URL(`${tls ? "https" : "http"}://${safeHost}${pathOf(req.url ?? "/")}`).toString();
+}
+
+/**
+ * The path and query of a request target. An absolute-form target (`GET http://other/x`) must
+ * not choose the URL's origin, which the handler's origin check compares a POST's Origin with.
+ */
+function pathOf(target: string): string {
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
+  const path = absolute ? target.slice(absolute[0].length) : target;
+  // `//host/x` would read as another host: leading slashes collapse to one.
+  return `/${path.replace(/^\/+/, "")}`;
 }
 
 function headersOf(req: IncomingMessage): Headers {

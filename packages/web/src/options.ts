@@ -150,6 +150,12 @@ export function resolveOptions<C extends WebCaller>(
     }
     origins.add(parsed.origin);
   }
+  if (
+    options.pollMs !== undefined &&
+    (typeof options.pollMs !== "number" || !Number.isFinite(options.pollMs) || options.pollMs <= 0)
+  ) {
+    throw new TypeError("createWebHandler: pollMs must be a positive number of milliseconds");
+  }
   return {
     ...options,
     basePath,
