@@ -273,4 +273,30 @@ describe("client.cancel", () => {
     });
     expect((slow.reasons[0] as Error).message).toContain("by ops");
   }, 60_000);
+
+  it("a run cancelled between two lease renewals that then halts ends cancelled, asking nobody", async () => {
+    const store = memoryRunStore();
+    let client: ReturnType<typeof createClient> | undefined;
+    // The tool cancels its own run, then asks a question: the run halts before any renewal.
+    const ask = nativeTool({
+      name: "ask",
+      description: "Cancels its run, then asks",
+      ctx: true,
+      run: async (_args, ctx) => {
+        if (ctx.answer !== undefined) return "answered";
+        await client!.cancel(ctx.runId!, { by: "ops", reason: "late" });
+        return pending({ kind: "input", prompt: "Still there?" });
+      },
+    });
+    const model = scriptedModel([
+      { toolCalls: [{ id: "call_1", name: "ask", arguments: {} }] },
+      { content: "done" },
+    ]);
+    client = createClient({ model, tools: [ask], runs: store });
+    const thrown = await client.run("go", { durable: true, runId: "run_h" }).catch((e) => e);
+    expect(thrown).toBeInstanceOf(RunCancelledError);
+    expect((thrown as RunCancelledError).cancel).toMatchObject({ by: "ops", reason: "late" });
+    expect(await store.getRun("run_h")).toMatchObject({ state: "cancelled" });
+    expect(store.list({ state: "waiting" })).toEqual([]);
+  });
 });

@@ -7,6 +7,7 @@ import {
   StoreUnsupportedError,
   type ToolContext,
 } from "@toolnexus/core";
+import { sampleCheckpoint } from "@toolnexus/core/testing";
 import { nativeTool } from "@toolnexus/native";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -321,5 +322,45 @@ describe("client.follow", () => {
     expect(writes.durable).toBeGreaterThan(0);
     expect(writes.appendEvents).toBeLessThanOrEqual(writes.durable);
     expect(inner.readEvents("run_b", 0).length).toBeGreaterThan(writes.appendEvents);
+  });
+
+  it("reads a long history in pages: 2,500 events, each once, in order", async () => {
+    const store = memoryRunStore();
+    const lease = store.start(sampleCheckpoint({ runId: "run_long" }), "w1", 60_000);
+    for (let batch = 0; batch < 5; batch++) {
+      store.appendEvents(
+        lease,
+        Array.from({ length: 500 }, (_, i) => ({
+          type: "progress" as const,
+          data: { callId: "c", progress: batch * 500 + i },
+        })),
+      );
+    }
+    store.release(lease);
+    const client = createClient({ model: scriptedModel([]), runs: store });
+    const controller = new AbortController();
+    const seen: RecordedRunEvent[] = [];
+    for await (const event of client.follow("run_long", { signal: controller.signal })) {
+      seen.push(event);
+      if (seen.length === 2_501) controller.abort();
+    }
+    expect(seen.map((e) => e.offset)).toEqual(Array.from({ length: 2_501 }, (_, i) => i + 1));
+  });
+
+  it("ends at a run that ended without a terminal event (recorded before stores kept events)", async () => {
+    const inner = memoryRunStore();
+    const client = lookupClient(inner);
+    await client.run("weather?", { durable: true, runId: "run_old" });
+    // A store that lost the run's last event: the follower stops at the state, not never.
+    const old: RunStore = {
+      ...inner,
+      readEvents: (runId, after, limit) =>
+        inner.readEvents(runId, after, limit).filter((e) => e.type !== "done"),
+    };
+    const seen = await collect(
+      createClient({ model: scriptedModel([]), runs: old }).follow("run_old", { pollMs: 10 }),
+    );
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.some((e) => e.type === "done")).toBe(false);
   });
 });

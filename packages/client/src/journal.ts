@@ -149,6 +149,15 @@ export class Journal {
     const state = await this.write("save the halt", () => this.store.halt(checkpoint, this.lease));
     this.givenUp = true;
     this.stop();
+    if (typeof this.store.cancel === "function" && this.cancel === undefined) {
+      // Cancelled after the last renewal: the store ended the run instead of halting it.
+      try {
+        const info = await this.store.getRun(this.lease.runId);
+        if (info?.state === "cancelled") this.cancel = info.cancel ?? { at: info.updatedAt };
+      } catch {
+        // The halt is saved; a failed read only leaves the cancel to the next reader.
+      }
+    }
     return state;
   }
 

@@ -425,6 +425,8 @@ export class Run {
       this.journal !== undefined
         ? await this.journal.halt(checkpoint)
         : await this.storeWrite("save the checkpoint of", () => this.config.runs.halt(checkpoint));
+    // Cancelled while it worked: nobody is asked anything.
+    if (this.journal?.cancel !== undefined) throw this.cancelled();
     if (state === "ready") this.readyAfterHalt = true;
     const pendings = calls.map((call) => call.request);
     const first = pendings[0]!;
