@@ -32,43 +32,49 @@ export function eventStreamResponse(options: EventStreamOptions): Response {
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   options.signal.addEventListener("abort", onAbort, { once: true });
+  const events = followRunEvents(options.store, options.runId, {
+    after: options.after,
+    signal: stop.signal,
+    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+  });
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   const cleanup = () => {
     clearInterval(heartbeat);
     options.signal.removeEventListener("abort", onAbort);
-    stop.abort();
+    stop.abort(); // wakes a pending read, which then ends
+    void events.return(undefined).catch(() => {});
   };
 
+  // Pull-based: the next event is read only when the client has taken the previous ones, so a
+  // slow client holds back the follower instead of growing a queue in memory.
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      const send = (text: string) => {
-        if (!stop.signal.aborted) controller.enqueue(encoder.encode(text));
-      };
       // Tells EventSource how long to wait before reconnecting; then a first comment, so that
       // headers and a first byte reach the client at once.
-      send("retry: 1000\n: connected\n\n");
-      heartbeat = setInterval(() => send(": heartbeat\n\n"), options.heartbeatMs);
-      void (async () => {
+      controller.enqueue(encoder.encode("retry: 1000\n: connected\n\n"));
+      heartbeat = setInterval(() => {
+        if (!stop.signal.aborted) controller.enqueue(encoder.encode(": heartbeat\n\n"));
+      }, options.heartbeatMs);
+    },
+    async pull(controller) {
+      let next: IteratorResult<RecordedRunEvent, void>;
+      try {
+        next = await events.next();
+      } catch (error) {
+        // A run pruned while followed just ends its stream; anything else is the host's to see.
+        if (!stop.signal.aborted && !(error instanceof RunNotFoundError)) options.onError(error);
+        next = { done: true, value: undefined };
+      }
+      if (next.done || stop.signal.aborted) {
+        cleanup();
         try {
-          for await (const event of followRunEvents(options.store, options.runId, {
-            after: options.after,
-            signal: stop.signal,
-            ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
-          })) {
-            send(sseFrame(event));
-          }
-        } catch (error) {
-          // A run pruned while followed simply ends its stream; anything else is the host's to see.
-          if (!stop.signal.aborted && !(error instanceof RunNotFoundError)) options.onError(error);
-        } finally {
-          cleanup();
-          try {
-            controller.close();
-          } catch {
-            // The client cancelled the body: nothing is left to close.
-          }
+          controller.close();
+        } catch {
+          // The client cancelled the body meanwhile: nothing is left to close.
         }
-      })();
+        return;
+      }
+      controller.enqueue(encoder.encode(sseFrame(next.value)));
     },
     cancel() {
       cleanup();
