@@ -99,6 +99,32 @@ describe("toNodeListener", () => {
     expect(seen.filter((bytes) => bytes > 1000)).toEqual([]);
   });
 
+  it("a body over the cap after the handler already answered (unread) leaves that answer and the server alive", async () => {
+    const url = await listen(() => new Response("no", { status: 403 }), { maxBodyBytes: 1000 });
+    const refused = await postChunked(
+      url,
+      Array.from({ length: 20 }, () => "y".repeat(400)),
+    );
+    expect(refused).toEqual({ status: 403, body: "no" });
+    expect((await fetch(url)).status).toBe(403);
+  });
+
+  it("a handler that stops reading a body midway (its own cap) leaves the rest drained and the server alive", async () => {
+    const url = await listen(async (request) => {
+      const reader = request.body!.getReader();
+      await reader.read();
+      await reader.cancel();
+      return new Response("enough", { status: 413 });
+    });
+    const cut = await postChunked(
+      url,
+      Array.from({ length: 50 }, () => "y".repeat(4000)),
+    );
+    expect(cut).toEqual({ status: 413, body: "enough" });
+    const next = await fetch(url, { method: "POST", body: "short" });
+    expect(await next.text()).toBe("enough");
+  });
+
   it("streams a response as it is written: the first chunk arrives before the handler ends it", async () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => {

@@ -42,6 +42,8 @@ export function toNodeListener(
 }
 
 function tooLarge(res: ServerResponse, maxBytes: number): void {
+  // The handler may have answered without reading the body (a 401, a 403): leave its answer be.
+  if (res.headersSent) return;
   const body = JSON.stringify({
     error: {
       code: "payload_too_large",
@@ -138,38 +140,48 @@ function headersOf(req: IncomingMessage): Headers {
   return headers;
 }
 
-/** The request body as a stream that errors (and answers 413) past `maxBytes`. */
+/**
+ * The request body as a stream that errors (and answers 413) past `maxBytes`. Once the stream
+ * is errored or cancelled (the handler stopped reading), the rest of the body is drained unread.
+ */
 function bodyOf(
   req: IncomingMessage,
   maxBytes: number,
   onTooLarge: () => void,
 ): ReadableStream<Uint8Array> {
   let size = 0;
+  let open = true;
+  const drain = () => {
+    open = false;
+    req.removeAllListeners("data");
+    req.resume();
+  };
   return new ReadableStream<Uint8Array>({
     start(controller) {
       req.on("data", (chunk: Buffer) => {
+        if (!open) return;
         size += chunk.byteLength;
         if (size > maxBytes) {
-          req.pause();
+          drain();
           onTooLarge();
           controller.error(new RangeError(`request body over ${maxBytes} bytes`));
-          req.removeAllListeners("data");
-          req.resume();
           return;
         }
         controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       });
       req.on("end", () => {
-        try {
-          controller.close();
-        } catch {
-          // Already errored past the cap.
-        }
+        if (!open) return;
+        open = false;
+        controller.close();
       });
-      req.on("error", (error) => controller.error(error));
+      req.on("error", (error) => {
+        if (!open) return;
+        open = false;
+        controller.error(error);
+      });
     },
     cancel() {
-      req.resume();
+      drain();
     },
   });
 }
