@@ -156,6 +156,34 @@ describe("toNodeListener", () => {
     expect(rest).toBe("second");
   });
 
+  it("streams a large body through many backpressure waits without piling up listeners", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    const chunk = new Uint8Array(128 * 1024).fill(97);
+    let sent = 0;
+    const url = await listen(
+      () =>
+        new Response(
+          new ReadableStream({
+            pull(controller) {
+              if (sent === 100) return controller.close();
+              sent += 1;
+              controller.enqueue(chunk);
+            },
+          }),
+        ),
+    );
+    try {
+      const body = await (await fetch(url)).arrayBuffer();
+      expect(body.byteLength).toBe(100 * chunk.byteLength);
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on next tick
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("aborts the request's signal when the client disconnects", async () => {
     let aborted: () => void = () => {};
     const sawAbort = new Promise<void>((resolve) => {

@@ -81,8 +81,13 @@ async function serve(
   } as RequestInit);
 
   const response = await handler(request);
-  if (res.headersSent) return; // the body cap already answered
-  res.writeHead(response.status, response.statusText, headersOut(response.headers));
+  if (res.headersSent) {
+    await response.body?.cancel(); // the body cap already answered
+    return;
+  }
+  const headers = headersOut(response.headers);
+  if (response.statusText === "") res.writeHead(response.status, headers);
+  else res.writeHead(response.status, response.statusText, headers);
   if (response.body === null || req.method === "HEAD") {
     await response.body?.cancel();
     res.end();
@@ -98,8 +103,14 @@ async function serve(
       // Wait for the socket to drain, so a slow client does not grow the buffer unbounded.
       if (!res.write(value)) {
         await new Promise<void>((resolve) => {
-          res.once("drain", resolve);
-          res.once("close", resolve);
+          // Both listeners go once either fires: a long stream waits many times.
+          const done = () => {
+            res.off("drain", done);
+            res.off("close", done);
+            resolve();
+          };
+          res.on("drain", done);
+          res.on("close", done);
         });
       }
       if (aborter.signal.aborted) break;
