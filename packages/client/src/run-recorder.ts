@@ -46,19 +46,20 @@ export class RunRecorder {
         }
         return;
       }
-      case "tool_result":
+      case "tool_result": {
         this.closeText();
-        this.events.push({
-          type: "tool_result",
-          data: {
-            callId: callIdOf(event.call),
-            name: event.call.name,
-            isError: event.isError,
-            timedOut: event.record.timedOut,
-            output: eventOutput(event.record.result.output),
-          },
-        });
+        const data: Record<string, unknown> = {
+          callId: callIdOf(event.call),
+          name: event.call.name,
+          isError: event.isError,
+          timedOut: event.record.timedOut,
+          output: eventOutput(event.record.result.output),
+        };
+        // The call halted for a human: its output is the question, not a result.
+        if (event.pending) data.pending = true;
+        this.events.push({ type: "tool_result", data });
         return;
+      }
       case "progress": {
         const data: Record<string, unknown> = { callId: event.callId, progress: event.progress };
         if (event.total !== undefined) data.total = event.total;
