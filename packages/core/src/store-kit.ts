@@ -290,7 +290,18 @@ const ID_CHECKS: Record<string, (args: readonly unknown[]) => void> = {
     checkId(field(options, "runId"), "runId");
     checkId(field(options, "agent"), "agent");
   },
-  answer: ([answer]) => checkId(field(answer, "id"), "answer.id"),
+  answer: ([answer, options]) => {
+    checkId(field(answer, "id"), "answer.id");
+    checkId(field(options, "by"), "by");
+  },
+  appendEvents: ([lease]) => checkLeaseIds(lease),
+  readEvents: ([runId]) => checkId(runId, "runId"),
+  // watchEvents is left out: it returns an unsubscribe function, never a promise, and an id no
+  // store can hold simply has no events to wake anyone for.
+  cancel: ([runId, request]) => {
+    checkId(runId, "runId");
+    checkId(field(request, "by"), "by");
+  },
   getRun: ([runId]) => checkId(runId, "runId"),
   getRequest: ([requestId]) => checkId(requestId, "requestId"),
   list: ([filter]) => {

@@ -91,6 +91,11 @@ export function idContract(current: () => RunStore): void {
         store.finish(lease, { state: "done", result: sampleResult(bad) }),
       );
       await refused("lease.owner", () => store.renew({ ...lease, runId: "ok_5", owner: bad }, 1));
+      await refused("by", () => store.answer({ id: "r_unknown", ok: true }, { by: bad }));
+      await refused("lease.runId", () => store.appendEvents!(lease, [{ type: "turn" }]));
+      await refused("runId", () => store.readEvents!(bad, 0));
+      await refused("runId", () => store.cancel!(bad));
+      await refused("by", () => store.cancel!("ok_6", { by: bad }));
       if (typeof conversations.save === "function" && typeof conversations.load === "function") {
         await refused("sessionId", () => conversations.save!(bad, []));
         await refused("sessionId", () => conversations.load!(bad));
