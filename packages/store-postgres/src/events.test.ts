@@ -226,6 +226,27 @@ describe("run events on PostgreSQL", () => {
     ]);
   });
 
+  it("refuses a `by` PostgreSQL text could not keep exactly, recording nothing", async () => {
+    const store = open("ev_by");
+    await store.halt(sampleCheckpoint({ runId: "run_1", pending: ["r1"] }));
+    for (const by of ["ali\u0000ce", "\ud800bob"]) {
+      await expect(store.answer({ id: "r1", ok: true }, { by })).rejects.toMatchObject({
+        name: "InvalidIdError",
+      });
+      await expect(store.cancel("run_1", { by })).rejects.toMatchObject({
+        name: "InvalidIdError",
+      });
+    }
+    expect((await store.getRun("run_1"))?.state).toBe("waiting");
+    expect((await store.readEvents("run_1", 0)).map((e) => e.type)).toEqual([
+      "started",
+      "suspended",
+    ]);
+    // A reason with a NUL is kept exactly (it is stored as JSON).
+    await store.cancel("run_1", { by: "ops", reason: "nul \u0000 here" });
+    expect((await store.getRun("run_1"))?.cancel?.reason).toBe("nul \u0000 here");
+  });
+
   it("upgrades a schema of version 1 with its runs: they keep going, and record events from then on", async () => {
     const schema = "ev_upgrade";
     await admin.query(`CREATE SCHEMA ${schema}`);

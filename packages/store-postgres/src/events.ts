@@ -94,24 +94,7 @@ export function eventOps(
           if (rows[0] === undefined) return lost(held);
           return ms(rows[0].last)!;
         }
-        return db.tx(async (run) => {
-          if (uncertain) {
-            // An earlier attempt's commit went unanswered: if the run's last events, under this
-            // lease, are this batch, it went through and is not appended twice.
-            const { rows } = await run<{ last: Int8; type: string; data: string }>({
-              name: name("events_landed"),
-              text: `SELECT r.events_last AS last, e.type, e.data FROM ${s}.runs r
-                       JOIN ${s}.events e ON e.run_key = r.run_key
-                      WHERE r.run_key = $1 AND r.owner = $2 AND r.token = $3
-                        AND r.state = 'running' AND e."offset" > r.events_last - $4
-                      ORDER BY e."offset" FOR NO KEY UPDATE OF r`,
-              values: [runKey, held.owner, held.token, checked.length],
-            });
-            const same =
-              rows.length === checked.length &&
-              rows.every((row, i) => row.type === types[i] && row.data === datas[i]);
-            if (same) return ms(rows[0]!.last)!;
-          }
+        const append = async (run: Run) => {
           const { rows } = await run<{ last: Int8 }>({
             name: name("events_append"),
             text: appendStatement(ctx, FENCE),
@@ -119,6 +102,26 @@ export function eventOps(
           });
           if (rows[0] === undefined) return lost(held, run);
           return ms(rows[0].last)!;
+        };
+        // One statement, its own transaction: the common case in one round trip.
+        if (!uncertain) return append(db.run);
+        return db.tx(async (run) => {
+          // An earlier attempt's commit went unanswered: if the run's last events, under this
+          // lease, are this batch, it went through and is not appended twice.
+          const { rows } = await run<{ last: Int8; type: string; data: string }>({
+            name: name("events_landed"),
+            text: `SELECT r.events_last AS last, e.type, e.data FROM ${s}.runs r
+                     JOIN ${s}.events e ON e.run_key = r.run_key
+                    WHERE r.run_key = $1 AND r.owner = $2 AND r.token = $3
+                      AND r.state = 'running' AND e."offset" > r.events_last - $4
+                    ORDER BY e."offset" FOR NO KEY UPDATE OF r`,
+            values: [runKey, held.owner, held.token, checked.length],
+          });
+          const same =
+            rows.length === checked.length &&
+            rows.every((row, i) => row.type === types[i] && row.data === datas[i]);
+          if (same) return ms(rows[0]!.last)!;
+          return append(run);
         });
       });
     },

@@ -98,7 +98,8 @@ export function listener(db: Db, options: ListenerOptions): Listener {
         }
       }
     } catch (error) {
-      report(error);
+      // A store closing meanwhile is no problem to report.
+      if (running) report(error);
     }
     schedulePoll();
   };

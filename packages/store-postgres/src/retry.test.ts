@@ -162,7 +162,7 @@ describe("writes tried again after a commit whose reply was lost", () => {
       (await store.events.readEvents(runId, 0)).map((e) => e.type);
     store.cutNext("INSERT INTO");
     const lease = await store.runs.start(sampleCheckpoint({ runId: "run_1" }), "w1", 60_000);
-    store.cutNextCommit();
+    store.cutNext("cardinality");
     const batch = [
       { type: "turn" as const, data: { turn: 1 } },
       { type: "text" as const, data: { turn: 1, text: "hi" } },
