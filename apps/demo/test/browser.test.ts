@@ -99,8 +99,8 @@ describe("the inbox in Chromium", () => {
     mkdirSync(OUTPUT, { recursive: true });
     await first.screenshot({ path: join(OUTPUT, "inbox.png"), fullPage: true });
 
-    // A bad answer (an environment the schema does not list) is refused by the server, shown on
-    // the page, and changes nothing.
+    // A bad answer (an environment the schema does not list) is refused by the handler, its
+    // problems shown on the page, and changes nothing.
     await card.locator("select[name=env]").evaluate((select) => {
       const option = document.createElement("option");
       option.value = "moon";
@@ -111,7 +111,9 @@ describe("the inbox in Chromium", () => {
     await card.getByRole("button", { name: "Submit" }).click();
     await card
       .locator(".error")
-      .getByText('"env" must be one of staging, production')
+      .getByText(
+        'does not match the request\'s schema: data.env: expected one of "staging", "production"',
+      )
       .waitFor(WAIT);
     const stillWaiting = (await (await fetch(`${base}/api/state`)).json()) as {
       requests: { kind: string }[];
@@ -123,6 +125,10 @@ describe("the inbox in Chromium", () => {
     await card.locator("select[name=env]").selectOption("staging");
     await card.getByRole("button", { name: "Submit" }).click();
     await card.waitFor({ state: "detached", ...WAIT });
+    // Who answered: the inbox's one local person, as the handler recorded it.
+    await first
+      .locator("#transcript-note", { hasText: /^Answered by .+@this-machine\.$/ })
+      .waitFor(WAIT);
     await first
       .locator("#transcript li.tool", { hasText: "deployed 2.4.1 to staging" })
       .waitFor(WAIT);
@@ -135,7 +141,10 @@ describe("the inbox in Chromium", () => {
     // The second tab still has the input request on screen; a different answer is refused.
     await staleCard.locator("select[name=env]").selectOption("production");
     await staleCard.getByRole("button", { name: "Submit" }).click();
-    await staleCard.locator(".error").getByText("already answered differently").waitFor(WAIT);
+    await staleCard
+      .locator(".error")
+      .getByText("this request already has a different answer")
+      .waitFor(WAIT);
 
     // Approve the rollback: the finished transcript, and an empty inbox.
     await approval.getByRole("button", { name: "Approve" }).click();

@@ -1,5 +1,6 @@
-// The inbox server's HTTP contract, in-process over a real SQLite file: every refusal names the
-// problem and changes nothing; an accepted answer resumes the run.
+// The inbox server's HTTP contract, in-process over a real SQLite file: requests, answers and
+// runs through @toolnexus/web's handler under /api; every refusal names the problem and changes
+// nothing; an accepted answer is recorded with who answered, and this server continues the run.
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type SqliteStore, sqliteStore } from "@toolnexus/store-sqlite";
@@ -10,8 +11,11 @@ import { demoClient } from "../src/setup.js";
 import { timelinePath } from "../src/timeline.js";
 import { tempDir } from "./processes.js";
 
+const YOU = "tester@this-machine";
+
 interface RequestView {
   id: string;
+  runId: string;
   kind: string;
   prompt: string;
   sessionId: string;
@@ -19,7 +23,16 @@ interface RequestView {
 }
 interface State {
   requests: RequestView[];
-  sessions: { sessionId: string; status: string }[];
+  sessions: { sessionId: string; runId?: string; status: string }[];
+}
+interface Session {
+  sessionId: string;
+  status: string;
+  messages: { role: string; name?: string; isError?: boolean; content: string }[];
+  pending: { id: string; kind: string }[];
+}
+interface ErrorBody {
+  error: { code: string; message: string; issues?: string[]; reason?: string };
 }
 
 let tmp: ReturnType<typeof tempDir>;
@@ -33,17 +46,15 @@ beforeEach(async () => {
   store = sqliteStore({ path: tmp.file("demo.db") });
   logs = [];
   const model = scriptedReleaseModel();
-  const inbox = new Inbox(store, demoClient({ model, store }), (line) => logs.push(line), {
+  const log = (line: string) => logs.push(line);
+  const inbox = new Inbox(store, demoClient({ model, store }), log, {
     file: timelinePath(store.path),
     clientFor: (onEvent) => demoClient({ model, store, onEvent }),
   });
   server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
-  server.on(
-    "request",
-    handler(inbox, new Set([`127.0.0.1:${port}`]), (line) => logs.push(line)),
-  );
+  server.on("request", handler(inbox, store, new Set([`127.0.0.1:${port}`]), log, YOU));
   base = `http://127.0.0.1:${port}`;
 });
 
@@ -54,58 +65,77 @@ afterEach(async () => {
   tmp.cleanup();
 });
 
-async function call(
+async function call<T = Record<string, unknown>>(
   method: string,
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
-): Promise<{ status: number; json: Record<string, unknown> }> {
+): Promise<{ status: number; json: T }> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {
     init.body = typeof body === "string" ? body : JSON.stringify(body);
     (init.headers as Record<string, string>)["content-type"] ??= "application/json";
   }
   const response = await fetch(`${base}${path}`, init);
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  return { status: response.status, json: (await response.json()) as T };
 }
+
+const answerPath = (id: string) => `/api/requests/${encodeURIComponent(id)}/answer`;
 
 async function state(): Promise<State> {
-  return (await call("GET", "/api/state")).json as unknown as State;
+  return (await call<State>("GET", "/api/state")).json;
 }
 
-/** Waits (without a fixed delay) until the state satisfies `ready`. */
-async function until(ready: (s: State) => boolean, timeoutMs = 30_000): Promise<State> {
+/** Polls (without a fixed delay) until `read` gives something `ready` accepts. */
+async function until<T>(
+  read: () => Promise<T>,
+  ready: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const current = await state();
+    const current = await read();
     if (ready(current)) return current;
-    if (Date.now() > deadline) throw new Error(`state never got there: ${JSON.stringify(current)}`);
+    if (Date.now() > deadline) throw new Error(`never got there: ${JSON.stringify(current)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
+const untilState = (ready: (s: State) => boolean) => until(state, ready);
+const untilSession = (sessionId: string, ready: (s: Session) => boolean) =>
+  until(async () => (await call<Session>("GET", `/api/sessions/${sessionId}`)).json, ready);
+
 async function startedRun(): Promise<RequestView> {
   const started = await call("POST", "/api/runs", {});
-  expect(started.status).toBe(202);
-  const sessionId = started.json.sessionId as string;
-  const s = await until((x) => x.requests.some((r) => r.sessionId === sessionId));
-  return s.requests.find((r) => r.sessionId === sessionId)!;
+  expect(started.status).toBe(201);
+  const runId = started.json.runId as string;
+  const s = await untilState((x) => x.requests.some((r) => r.runId === runId));
+  return s.requests.find((r) => r.runId === runId)!;
 }
 
 describe("the inbox server", () => {
-  it("starts a run that halts into the inbox with the request's schema", async () => {
+  it("starts a run through the handler that halts into the inbox with the request's schema", async () => {
     const request = await startedRun();
     expect(request).toMatchObject({
       kind: "input",
       prompt: "Which environment should 2.4.1 go to?",
       data: { schema: { required: ["env"] } },
     });
-    const session = await call("GET", `/api/sessions/${request.sessionId}`);
+    const session = await call<Session>("GET", `/api/sessions/${request.sessionId}`);
     expect(session.json.status).toBe("waiting");
     expect(JSON.stringify(session.json.messages)).toContain("timed out after 1000ms");
+    // The handler's own routes see the same run and request.
+    const listed = await call<{ requests: { id: string }[] }>("GET", "/api/requests?state=waiting");
+    expect(listed.json.requests.map((r) => r.id)).toEqual([request.id]);
+    const run = await call("GET", `/api/runs/${encodeURIComponent(request.runId)}`);
+    expect(run.json).toMatchObject({ state: "waiting", sessionId: request.sessionId });
+    // A start takes nothing but {}: the page cannot choose the prompt or anything else.
+    const refused = await call<ErrorBody>("POST", "/api/runs", { prompt: "rm -rf" });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.message).toContain("empty JSON object");
   });
 
-  it("writes the state and the newest transcript into the page, finds a request's run, and times each step", async () => {
+  it("writes the state, the newest transcript and who answers into the page, finds a request's run, and times each step", async () => {
     const request = await startedRun();
     const page = await (await fetch(`${base}/`)).text();
     const data = /<script id="initial-state" type="application\/json">(.*?)<\/script>/s.exec(page);
@@ -115,16 +145,25 @@ describe("the inbox server", () => {
       sessions: { sessionId: string }[];
       session: { sessionId: string; messages: unknown[] };
       command: string;
+      you: string;
     };
     expect(initial.requests.map((r) => r.id)).toEqual([request.id]);
     expect(initial.session.sessionId).toBe(request.sessionId);
     expect(initial.command).toMatch(/ demo$/);
+    expect(initial.you).toBe(YOU);
     // Never a way out of the data block: "<" is escaped.
     expect(data![1]).not.toContain("<");
 
     const found = await call("GET", `/api/requests/${request.id}`);
-    expect(found.json).toEqual({ id: request.id, sessionId: request.sessionId, state: "waiting" });
-    expect((await call("GET", "/api/requests/pnd_nope")).status).toBe(404);
+    expect(found.json).toMatchObject({
+      id: request.id,
+      runId: request.runId,
+      sessionId: request.sessionId,
+      state: "waiting",
+    });
+    const missing = await call<ErrorBody>("GET", "/api/requests/pnd_nope");
+    expect(missing.status).toBe(404);
+    expect(missing.json.error.code).toBe("not_found");
 
     const session = (await call("GET", `/api/sessions/${request.sessionId}`)).json as {
       messages: { role: string; name?: string; isError?: boolean; content: string }[];
@@ -142,21 +181,54 @@ describe("the inbox server", () => {
     });
   });
 
-  it("refuses bad answers with a reason and changes nothing", async () => {
+  it("refuses bad answers with the handler's reasons and changes nothing; the old routes are gone", async () => {
     const request = await startedRun();
-    const refusals: [unknown, number, string, Record<string, string>?][] = [
-      ["{not json", 400, "not valid JSON"],
-      [{ id: request.id, ok: "yes" }, 400, '"ok" must be a boolean'],
-      [{ id: request.id, ok: true, data: { env: "moon" } }, 422, '"env" must be one of staging'],
-      [{ id: request.id, ok: true, data: { env: "staging", color: "red" } }, 422, '"color" is not'],
-      [{ id: "pnd_unknown", ok: true }, 404, "no request pnd_unknown"],
-      [{ id: request.id, ok: true }, 415, "application/json", { "content-type": "text/plain" }],
-      [{ id: request.id, ok: true }, 403, "cross-origin", { origin: "http://evil.example" }],
+    const path = answerPath(request.id);
+    const refusals: [string, unknown, number, string, string, Record<string, string>?][] = [
+      [path, "{not json", 400, "bad_request", "not valid JSON"],
+      [path, { ok: "yes" }, 400, "bad_request", "ok"],
+      [path, { id: request.id, ok: true }, 400, "bad_request", "id"],
+      [
+        path,
+        { ok: true, data: { env: "moon" } },
+        400,
+        "invalid_answer",
+        "data.env: expected one of",
+      ],
+      [
+        path,
+        { ok: true, data: { env: "staging", color: "red" } },
+        400,
+        "invalid_answer",
+        "data.color: unknown field",
+      ],
+      [answerPath("pnd_unknown"), { ok: true }, 404, "not_found", "no request"],
+      [
+        path,
+        { ok: true },
+        415,
+        "unsupported_media_type",
+        "application/json",
+        { "content-type": "text/plain" },
+      ],
+      [
+        path,
+        { ok: true },
+        403,
+        "forbidden_origin",
+        "may not post here",
+        { origin: "http://evil.example" },
+      ],
+      ["/api/answers", { id: request.id, ok: true }, 404, "not_found", "no such route"],
     ];
-    for (const [body, status, message, headers] of refusals) {
-      const answered = await call("POST", "/api/answers", body, headers);
+    for (const [target, body, status, code, text, headers] of refusals) {
+      const answered = await call<ErrorBody>("POST", target, body, headers);
       expect(answered.status, JSON.stringify(body)).toBe(status);
-      expect(answered.json.error).toContain(message);
+      expect(answered.json.error.code, JSON.stringify(body)).toBe(code);
+      expect(
+        [answered.json.error.message, ...(answered.json.error.issues ?? [])].join("; "),
+        JSON.stringify(body),
+      ).toContain(text);
     }
     const after = await state();
     expect(after.requests.map((r) => r.id)).toEqual([request.id]);
@@ -164,49 +236,54 @@ describe("the inbox server", () => {
     expect(store.getRequest(request.id)?.answer).toBeUndefined();
   });
 
-  it("answers once: the run goes on; a changed answer is a 409, the same one a no-op", async () => {
+  it("answers once: the server continues the run; a changed answer is a 409, the same one a no-op", async () => {
     const request = await startedRun();
-    const answered = await call("POST", "/api/answers", {
-      id: request.id,
+    const answered = await call("POST", answerPath(request.id), {
       ok: true,
       data: { env: "production", notify: false },
     });
     expect(answered.status).toBe(200);
-    expect(answered.json).toMatchObject({ sessionId: request.sessionId, status: "waiting" });
-    expect(JSON.stringify(answered.json.messages)).toContain("deployed 2.4.1 to production");
-    const approval = (answered.json.pending as { id: string; kind: string }[])[0]!;
-    expect(approval.kind).toBe("approval");
+    expect(answered.json).toMatchObject({
+      requestId: request.id,
+      runId: request.runId,
+      duplicate: false,
+    });
+    const halted = await untilSession(request.sessionId, (s) =>
+      s.pending.some((p) => p.kind === "approval"),
+    );
+    expect(halted.status).toBe("waiting");
+    expect(JSON.stringify(halted.messages)).toContain("deployed 2.4.1 to production");
+    const approval = halted.pending[0]!;
 
-    const repeated = await call("POST", "/api/answers", {
-      id: request.id,
+    const repeated = await call<ErrorBody>("POST", answerPath(request.id), {
       ok: true,
       data: { env: "staging" },
     });
     expect(repeated.status).toBe(409);
-    expect(repeated.json.error).toContain(
-      "this request was already answered differently (in another tab, or from the terminal)",
-    );
+    expect(repeated.json.error).toMatchObject({ code: "answer_conflict", reason: "answered" });
+    expect(repeated.json.error.message).toContain("already has a different answer");
     expect((await state()).requests.map((r) => r.id)).toEqual([approval.id]);
     expect(store.getRequest(request.id)?.answer).toMatchObject({ data: { env: "production" } });
 
     // The same answer again (a double click, a second tab): accepted, nothing runs twice.
-    const duplicate = await call("POST", "/api/answers", {
-      id: request.id,
+    const duplicate = await call("POST", answerPath(request.id), {
       ok: true,
       data: { env: "production", notify: false },
     });
     expect(duplicate.status).toBe(200);
-    expect(duplicate.json).toMatchObject({ duplicate: true, status: "waiting" });
-    expect(duplicate.json.note).toContain("this answer was already recorded");
-    expect((duplicate.json.pending as { id: string }[]).map((p) => p.id)).toEqual([approval.id]);
-    expect(answered.json.duplicate).toBe(false);
+    expect(duplicate.json).toMatchObject({ duplicate: true });
     expect((await state()).requests.map((r) => r.id)).toEqual([approval.id]);
+    const again = (await call<Session>("GET", `/api/sessions/${request.sessionId}`)).json;
+    expect(again.messages.filter((m) => m.content.includes("deployed 2.4.1"))).toHaveLength(1);
 
-    const approved = await call("POST", "/api/answers", { id: approval.id, ok: true });
+    const approved = await call("POST", answerPath(approval.id), { ok: true });
     expect(approved.status).toBe(200);
-    expect(approved.json.status).toBe("done");
-    expect(approved.json.text).toContain("production is back on 2.4.0");
+    const done = await untilSession(request.sessionId, (s) => s.status === "done");
+    expect(JSON.stringify(done.messages)).toContain("production is back on 2.4.0");
     expect((await state()).requests).toEqual([]);
+    const run = await call("GET", `/api/runs/${encodeURIComponent(request.runId)}`);
+    expect(run.json).toMatchObject({ state: "done" });
+    expect(run.json.text).toContain("production is back on 2.4.0");
   });
 
   it("shows a sub-agent's question once, as the assistant's request, and answers it there", async () => {
@@ -219,7 +296,7 @@ describe("the inbox server", () => {
     const id = halted.pending.id;
     const inner = id.replace(/:write_release_notes$/, "");
     expect(store.list({ state: "waiting" })).toHaveLength(2);
-    const shown = await until((x) => x.requests.length > 0);
+    const shown = await untilState((x) => x.requests.length > 0);
     expect(shown.requests).toEqual([
       expect.objectContaining({
         id,
@@ -228,22 +305,23 @@ describe("the inbox server", () => {
         route: { agent: "changelog-writer", path: ["write_release_notes"] },
       }),
     ]);
-    const session = await call("GET", "/api/sessions/rel-notes");
-    expect((session.json.pending as { id: string }[]).map((p) => p.id)).toEqual([id]);
+    const session = await call<Session>("GET", "/api/sessions/rel-notes");
+    expect(session.json.pending.map((p) => p.id)).toEqual([id]);
 
     // The sub-agent's own request is not the one to answer: refused, nothing recorded.
-    const refused = await call("POST", "/api/answers", { id: inner, ok: true });
+    const refused = await call<ErrorBody>("POST", answerPath(inner), { ok: true });
     expect(refused.status).toBe(409);
-    expect(refused.json.error).toContain(`as request ${id}: answer that one`);
+    expect(refused.json.error.code).toBe("not_continuable");
+    expect(refused.json.error.message).toContain(`as request ${id}: answer that one`);
     expect(store.getRequest(inner)).toMatchObject({ state: "waiting" });
 
-    const approved = await call("POST", "/api/answers", { id, ok: true });
+    const approved = await call("POST", answerPath(id), { ok: true });
     expect(approved.status).toBe(200);
-    expect(approved.json).toMatchObject({ sessionId: "rel-notes", status: "waiting" });
-    expect(JSON.stringify(approved.json.messages)).toContain(
+    const next = await untilSession("rel-notes", (s) => s.pending.some((p) => p.kind === "input"));
+    expect(next.status).toBe("waiting");
+    expect(JSON.stringify(next.messages)).toContain(
       "Published at https://shop.example/changelog/2.4.1.",
     );
-    expect((approved.json.pending as { kind: string }[]).map((p) => p.kind)).toEqual(["input"]);
     // Both the sub-agent's request and the assistant's were applied; only the deploy waits.
     expect(store.getRequest(inner)?.state).toBe("applied");
     expect(store.list({ state: "waiting" }).map((i) => i.request.kind)).toEqual(["input"]);
@@ -262,7 +340,7 @@ describe("the inbox server", () => {
         {
           host: url.hostname,
           port: url.port,
-          path: "/api/state",
+          path: "/api/requests",
           headers: { host: "attacker.example" },
         },
         (res) => {

@@ -66,9 +66,20 @@ async function api(method, path, body) {
   } catch {
     data = { error: `the server answered ${response.status} without a readable body` };
   }
-  if (!response.ok) throw new Error(data.error || `request failed (${response.status})`);
+  if (!response.ok) throw new Error(refusal(data, response.status));
   return data;
 }
+
+/** A refusal for a person: the handler's message, then each problem it lists. */
+function refusal(data, status) {
+  const error = data && typeof data.error === "object" && data.error !== null ? data.error : {};
+  const message = typeof error.message === "string" ? error.message : `request failed (${status})`;
+  const issues = Array.isArray(error.issues) ? error.issues.map(String) : [];
+  return issues.length > 0 ? `${message}: ${issues.join("; ")}` : message;
+}
+
+/** Who this inbox records as answering (the server's local identity). */
+let you = "";
 
 // --- the inbox ---------------------------------------------------------------------------
 
@@ -76,7 +87,7 @@ async function api(method, path, body) {
 const cards = new Map();
 /** Requests this tab answered: a live update that raced the answer must not bring them back. */
 const answered = new Set();
-/** What the server said about this tab's last answer to a run, shown with its transcript. */
+/** What the server said about this tab's last answer to a session, shown with its transcript. */
 const notes = new Map();
 
 function timeLine(request) {
@@ -172,15 +183,26 @@ function requestCard(request) {
     for (const button of buttons) button.disabled = true;
     error.hidden = true;
     try {
-      const result = await api("POST", "/api/answers", { id: request.id, ...answer });
+      const result = await api(
+        "POST",
+        `/api/requests/${encodeURIComponent(request.id)}/answer`,
+        answer,
+      );
       answered.add(request.id);
-      // Said once by the server: the same answer was already recorded, or the request expired.
-      if (result.note) notes.set(result.sessionId, result.note);
-      else notes.delete(result.sessionId);
+      const session = request.sessionId || result.runId;
+      // Who answered, and whether the same answer was already recorded (another tab, the
+      // terminal): then nothing ran twice.
+      notes.set(
+        session,
+        result.duplicate
+          ? "This answer was already recorded (in another tab, or from the terminal); nothing was run twice."
+          : `Answered by ${you || "you"}.`,
+      );
       card.remove();
       cards.delete(request.id);
       renderCount();
-      showSession(result.sessionId, result);
+      selectedStamp = "";
+      showSession(session);
     } catch (problem) {
       error.textContent = problem.message;
       error.hidden = false;
@@ -312,6 +334,8 @@ function renderInbox(requests) {
 
 let selected = null;
 let selectedStamp = "";
+/** The run this tab started: opened as soon as it shows under Recent runs. */
+let startedRun = null;
 
 const STATUS_TEXT = {
   running: "Running…",
@@ -319,6 +343,7 @@ const STATUS_TEXT = {
   done: "Finished",
   stopped: "Stopped",
   failed: "Failed",
+  cancelled: "Cancelled",
 };
 
 /** When a message happened, and for a tool call how long it took (or waited for a person). */
@@ -438,7 +463,8 @@ async function openRequest(id) {
   }
   try {
     const found = await api("GET", `/api/requests/${encodeURIComponent(id)}`);
-    notes.set(found.sessionId, `Request ${id} is no longer waiting (${found.state}).`);
+    const by = found.answeredBy ? `, answered by ${found.answeredBy}` : "";
+    notes.set(found.sessionId, `Request ${id} is no longer waiting (${found.state}${by}).`);
     await showSession(found.sessionId);
   } catch (problem) {
     $("transcript-status").textContent = problem.message;
@@ -461,6 +487,12 @@ function renderRuns(sessions) {
       ),
     ),
   );
+  const started = startedRun && sessions.find((s) => s.runId === startedRun);
+  if (started) {
+    startedRun = null;
+    selected = started.sessionId;
+    selectedStamp = "";
+  }
   if (selected !== null) {
     const current = sessions.find((s) => s.sessionId === selected);
     const stamp = current ? `${current.status}|${current.updatedAt}` : "";
@@ -492,10 +524,9 @@ $("start").addEventListener("click", async () => {
   const button = $("start");
   button.disabled = true;
   try {
-    const { sessionId } = await api("POST", "/api/runs", {});
-    selected = sessionId;
-    selectedStamp = "";
-    $("transcript-session").textContent = sessionId;
+    const { runId } = await api("POST", "/api/runs", {});
+    startedRun = runId;
+    $("transcript-session").textContent = runId;
     $("transcript-status").className = "status running";
     $("transcript-status").textContent = STATUS_TEXT.running;
     $("transcript").replaceChildren();
@@ -549,6 +580,7 @@ function initialState() {
 const initial = initialState();
 if (initial) {
   showCommand(initial.command);
+  you = typeof initial.you === "string" ? initial.you : "";
   if (initial.session && !linkedRequest()) {
     selected = initial.session.sessionId;
     renderTranscript(initial.session);
