@@ -1,7 +1,8 @@
 // `pnpm demo serve`: the inbox in a browser, over the same SQLite file as the terminal. Requests,
-// answers and runs go through @toolnexus/web's handler, mounted under /api; this server adds the
-// page, one read route of its own (a session's transcript with its times, which the handler does
-// not serve), the live state stream, and continues the runs an answer made ready.
+// answers and new runs go through @toolnexus/web's handler, mounted under /api, as any app would
+// mount it. Under /inbox are the demo's own reads, for what the handler does not serve: the live
+// state (what waits across runs, and the recent sessions) and a session's transcript with its
+// times. This server also continues the runs an answer made ready (the demo's worker).
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -153,7 +154,7 @@ function withContinuation(inbox: Inbox, web: WebHandler): WebHandler {
   };
 }
 
-/** The node:http listener: page, the demo's read routes, and the handler under /api. */
+/** The node:http listener: the page, the demo's reads under /inbox, the handler under /api. */
 export function handler(
   inbox: Inbox,
   store: SqliteStore,
@@ -199,11 +200,11 @@ export function handler(
         res.end(body);
         return;
       }
-      if (req.method === "GET" && path === "/api/state") {
+      if (req.method === "GET" && path === "/inbox/state") {
         send(res, 200, JSON.parse(inbox.snapshot()));
         return;
       }
-      if (req.method === "GET" && path === "/api/events") {
+      if (req.method === "GET" && path === "/inbox/events") {
         res.writeHead(200, {
           "content-type": "text/event-stream; charset=utf-8",
           "cache-control": "no-store",
@@ -220,7 +221,7 @@ export function handler(
         });
         return;
       }
-      const sessionMatch = /^\/api\/sessions\/([\w.-]{1,100})$/.exec(path);
+      const sessionMatch = /^\/inbox\/sessions\/([\w.-]{1,100})$/.exec(path);
       if (req.method === "GET" && sessionMatch !== null) {
         send(res, 200, inbox.session(sessionMatch[1]!));
         return;

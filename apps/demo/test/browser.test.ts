@@ -115,7 +115,7 @@ describe("the inbox in Chromium", () => {
         'does not match the request\'s schema: data.env: expected one of "staging", "production"',
       )
       .waitFor(WAIT);
-    const stillWaiting = (await (await fetch(`${base}/api/state`)).json()) as {
+    const stillWaiting = (await (await fetch(`${base}/inbox/state`)).json()) as {
       requests: { kind: string }[];
     };
     expect(stillWaiting.requests.map((r) => r.kind)).toEqual(["input"]);
@@ -196,7 +196,7 @@ describe("the inbox in Chromium", () => {
       .locator(".error")
       .getByText('tool "connect_calendar" is not registered')
       .waitFor(WAIT);
-    const after = (await (await fetch(`${base}/api/state`)).json()) as {
+    const after = (await (await fetch(`${base}/inbox/state`)).json()) as {
       requests: { kind: string; state: string }[];
     };
     expect(after.requests).toContainEqual(
@@ -241,7 +241,7 @@ describe("the inbox page, as a person sees it", () => {
     approval = /demo resume (pnd_\w+) --approve yes/.exec(resumed.stdout)![1]!;
     older = /session {2}(rel-\w+)/.exec(resumed.stdout)![1]!;
     input = await haltFromTerminal();
-    const state = (await (await fetch(`${base}/api/state`)).json()) as {
+    const state = (await (await fetch(`${base}/inbox/state`)).json()) as {
       sessions: { sessionId: string }[];
     };
     newest = state.sessions[0]!.sessionId;
@@ -275,7 +275,7 @@ describe("the inbox page, as a person sees it", () => {
     });
     await page.goto(base);
     await page.locator("#live.on").waitFor(WAIT);
-    const open = ((await (await fetch(`${base}/api/state`)).json()) as { requests: unknown[] })
+    const open = ((await (await fetch(`${base}/inbox/state`)).json()) as { requests: unknown[] })
       .requests.length;
     expect(open).toBeGreaterThanOrEqual(2);
     // Before any script asked the server anything: the cards, and the newest run open.

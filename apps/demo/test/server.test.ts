@@ -83,7 +83,7 @@ async function call<T = Record<string, unknown>>(
 const answerPath = (id: string) => `/api/requests/${encodeURIComponent(id)}/answer`;
 
 async function state(): Promise<State> {
-  return (await call<State>("GET", "/api/state")).json;
+  return (await call<State>("GET", "/inbox/state")).json;
 }
 
 /** Polls (without a fixed delay) until `read` gives something `ready` accepts. */
@@ -103,7 +103,7 @@ async function until<T>(
 
 const untilState = (ready: (s: State) => boolean) => until(state, ready);
 const untilSession = (sessionId: string, ready: (s: Session) => boolean) =>
-  until(async () => (await call<Session>("GET", `/api/sessions/${sessionId}`)).json, ready);
+  until(async () => (await call<Session>("GET", `/inbox/sessions/${sessionId}`)).json, ready);
 
 async function startedRun(): Promise<RequestView> {
   const started = await call("POST", "/api/runs", {});
@@ -121,7 +121,7 @@ describe("the inbox server", () => {
       prompt: "Which environment should 2.4.1 go to?",
       data: { schema: { required: ["env"] } },
     });
-    const session = await call<Session>("GET", `/api/sessions/${request.sessionId}`);
+    const session = await call<Session>("GET", `/inbox/sessions/${request.sessionId}`);
     expect(session.json.status).toBe("waiting");
     expect(JSON.stringify(session.json.messages)).toContain("timed out after 1000ms");
     // The handler's own routes see the same run and request.
@@ -165,7 +165,7 @@ describe("the inbox server", () => {
     expect(missing.status).toBe(404);
     expect(missing.json.error.code).toBe("not_found");
 
-    const session = (await call("GET", `/api/sessions/${request.sessionId}`)).json as {
+    const session = (await call("GET", `/inbox/sessions/${request.sessionId}`)).json as {
       messages: { role: string; name?: string; isError?: boolean; content: string }[];
       times: ({ at?: string; durationMs?: number; timedOut?: boolean } | null)[];
     };
@@ -273,7 +273,7 @@ describe("the inbox server", () => {
     expect(duplicate.status).toBe(200);
     expect(duplicate.json).toMatchObject({ duplicate: true });
     expect((await state()).requests.map((r) => r.id)).toEqual([approval.id]);
-    const again = (await call<Session>("GET", `/api/sessions/${request.sessionId}`)).json;
+    const again = (await call<Session>("GET", `/inbox/sessions/${request.sessionId}`)).json;
     expect(again.messages.filter((m) => m.content.includes("deployed 2.4.1"))).toHaveLength(1);
 
     const approved = await call("POST", answerPath(approval.id), { ok: true });
@@ -305,7 +305,7 @@ describe("the inbox server", () => {
         route: { agent: "changelog-writer", path: ["write_release_notes"] },
       }),
     ]);
-    const session = await call<Session>("GET", "/api/sessions/rel-notes");
+    const session = await call<Session>("GET", "/inbox/sessions/rel-notes");
     expect(session.json.pending.map((p) => p.id)).toEqual([id]);
 
     // The sub-agent's own request is not the one to answer: refused, nothing recorded.
@@ -354,7 +354,7 @@ describe("the inbox server", () => {
     expect(rebound).toBe(421);
 
     const controller = new AbortController();
-    const events = await fetch(`${base}/api/events`, { signal: controller.signal });
+    const events = await fetch(`${base}/inbox/events`, { signal: controller.signal });
     expect(events.headers.get("content-type")).toContain("text/event-stream");
     const reader = events.body!.getReader();
     let text = "";

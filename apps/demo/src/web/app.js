@@ -442,7 +442,7 @@ async function showSession(sessionId, view) {
     return;
   }
   try {
-    renderTranscript(await api("GET", `/api/sessions/${encodeURIComponent(sessionId)}`));
+    renderTranscript(await api("GET", `/inbox/sessions/${encodeURIComponent(sessionId)}`));
   } catch (problem) {
     $("transcript-status").textContent = problem.message;
   }
@@ -539,7 +539,7 @@ $("start").addEventListener("click", async () => {
 
 function connect() {
   const live = $("live");
-  const events = new EventSource("/api/events");
+  const events = new EventSource("/inbox/events");
   events.addEventListener("open", () => {
     live.textContent = "live";
     live.classList.add("on");
@@ -587,7 +587,7 @@ if (initial) {
   }
   applyState(initial);
 } else {
-  api("GET", "/api/state").then(applyState, () => {});
+  api("GET", "/inbox/state").then(applyState, () => {});
 }
 const linked = linkedRequest();
 if (linked) openRequest(linked);
