@@ -1,0 +1,97 @@
+// The SSE clients of scenario 2, in a process of their own (their memory is not the server's):
+// one plain node:http connection per run to GET /runs/:id/events, parsed as Server-Sent Events.
+// Reports when every stream has delivered its run's `started` event, then, when every stream
+// has ended, the delivery latencies it measured.
+import { request } from "node:http";
+import { now, stampOf } from "./common.mjs";
+
+const { base, runIds, perRun } = JSON.parse(process.argv[2]);
+const total = runIds.length * perRun;
+let connected = 0;
+let goAt = Number.POSITIVE_INFINITY;
+const stampLatency = [];
+const atLatency = [];
+let events = 0;
+let eventsAfterGo = 0;
+let lastAt = 0;
+let failed = 0;
+let firstError;
+process.on("message", (message) => {
+  if (message.type === "go") goAt = message.at;
+});
+
+function follow(runId) {
+  return new Promise((resolve) => {
+    let seenStart = false;
+    let buffer = "";
+    const req = request(`${base}/runs/${encodeURIComponent(runId)}/events`, {
+      agent: false,
+      headers: { authorization: "Bearer bench", accept: "text/event-stream" },
+    });
+    req.on("response", (res) => {
+      if (res.statusCode !== 200) {
+        failed++;
+        firstError ??= `HTTP ${res.statusCode} for ${runId}`;
+        res.resume();
+        resolve();
+        return;
+      }
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => {
+        const at = now();
+        buffer += chunk;
+        let end = buffer.indexOf("\n\n");
+        while (end !== -1) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          end = buffer.indexOf("\n\n");
+          let type;
+          let data;
+          for (const line of block.split("\n")) {
+            if (line.startsWith("event:")) type = line.slice(6).trim();
+            else if (line.startsWith("data:")) data = line.slice(5).trim();
+          }
+          if (type === undefined || data === undefined) continue;
+          const event = JSON.parse(data);
+          events++;
+          if (at >= goAt) eventsAfterGo++;
+          lastAt = at;
+          if (type === "started" && !seenStart) {
+            seenStart = true;
+            if (++connected === total) process.send({ type: "connected" });
+          }
+          const recorded = Date.parse(event.at);
+          if (recorded >= goAt) atLatency.push(at - recorded);
+          if (type === "tool_result") {
+            const stamp = stampOf(event);
+            if (stamp !== undefined && stamp >= goAt) stampLatency.push(at - stamp);
+          }
+        }
+      });
+      res.on("end", resolve);
+      res.on("error", resolve);
+    });
+    req.on("error", (error) => {
+      failed++;
+      firstError ??= String(error);
+      resolve();
+    });
+    req.end();
+  });
+}
+
+await Promise.all(runIds.flatMap((runId) => Array.from({ length: perRun }, () => follow(runId))));
+process.send(
+  {
+    type: "done",
+    events,
+    eventsAfterGo,
+    lastAt,
+    stampLatency,
+    atLatency,
+    failed,
+    firstError,
+    rss: process.memoryUsage().rss,
+  },
+  () => process.disconnect(),
+);
