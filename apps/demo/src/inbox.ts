@@ -121,6 +121,8 @@ export interface InboxTimeline {
 /** A session's transcript as the page shows it. */
 export interface SessionDetail {
   sessionId: string;
+  /** The session's latest run: the page follows its events and cancels it by this id. */
+  runId?: string;
   status: SessionStatus;
   messages: Message[];
   /** When each message happened and how long each call took, where known (else null). */
@@ -262,6 +264,8 @@ export class Inbox {
         ? transcript.map(() => null)
         : messageTimes(transcript, readTimeline(this.timeline.file, sessionId));
     const view: SessionDetail = { sessionId, status, messages: transcript, times, pending };
+    const runId = run?.runId ?? stored?.runId;
+    if (runId !== undefined) view.runId = runId;
     const detail = run === undefined ? fromStore?.detail : run.detail;
     if (detail !== undefined) view.detail = detail;
     return view;

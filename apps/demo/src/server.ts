@@ -85,6 +85,19 @@ export function inboxWebHandler(inbox: Inbox, store: SqliteStore, identity: stri
   });
 }
 
+/**
+ * What the handler can do over this store: follow a run's events (`GET /api/runs/:id/events`)
+ * and cancel it (`POST /api/runs/:id/cancel`) need a store that records events and cancels;
+ * without them the handler answers 501, so the page does not offer them.
+ */
+export function storeFeatures(store: object): { events: boolean; cancel: boolean } {
+  const members = store as { readEvents?: unknown; cancel?: unknown };
+  return {
+    events: typeof members.readEvents === "function",
+    cancel: typeof members.cancel === "function",
+  };
+}
+
 /** A JSON error in the handler's shape, so the page reads every refusal the same way. */
 function sendError(res: ServerResponse, status: number, code: string, message: string): void {
   send(res, status, { error: { code, message } });
@@ -182,7 +195,11 @@ export function handler(
         if (path === "/") {
           // The state goes into the page itself, so its first paint shows what waits (a JSON
           // data block, which the script reads; the policy below still runs no inline script).
-          const initial = JSON.stringify({ ...inbox.initial(), you: identity });
+          const initial = JSON.stringify({
+            ...inbox.initial(),
+            you: identity,
+            features: storeFeatures(store),
+          });
           body = body
             .toString("utf8")
             .replace(

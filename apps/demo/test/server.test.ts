@@ -327,6 +327,54 @@ describe("the inbox server", () => {
     expect(store.list({ state: "waiting" }).map((i) => i.request.kind)).toEqual(["input"]);
   });
 
+  it("follows and cancels a run through the handler where the store can, and tells the page which it can", async () => {
+    const request = await startedRun();
+    const features = {
+      events: typeof (store as { readEvents?: unknown }).readEvents === "function",
+      cancel: typeof (store as { cancel?: unknown }).cancel === "function",
+    };
+    const page = await (await fetch(`${base}/`)).text();
+    const data = /<script id="initial-state" type="application\/json">(.*?)<\/script>/s.exec(page);
+    expect(JSON.parse(data![1]!).features).toEqual(features);
+    const run = encodeURIComponent(request.runId);
+
+    const controller = new AbortController();
+    const events = await fetch(`${base}/api/runs/${run}/events`, { signal: controller.signal });
+    if (features.events) {
+      // The halted run's history, from its first event: it ends suspended on the question.
+      expect(events.headers.get("content-type")).toContain("text/event-stream");
+      const reader = events.body!.getReader();
+      let text = "";
+      while (!text.includes("event: suspended")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      expect(text).toContain("event: suspended");
+    } else {
+      // The SQLite store records no run events yet: the handler says so, and the page keeps
+      // to the live state stream.
+      expect(events.status).toBe(501);
+      expect(((await events.json()) as ErrorBody).error.code).toBe("not_implemented");
+    }
+    controller.abort();
+
+    const cancelled = await call("POST", `/api/runs/${run}/cancel`, { reason: "not today" });
+    if (features.cancel) {
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.json).toMatchObject({ outcome: "cancelled", state: "cancelled" });
+      await untilSession(request.sessionId, (s) => s.status === "cancelled");
+      const late = await call<ErrorBody>("POST", answerPath(request.id), {
+        ok: true,
+        data: { env: "staging" },
+      });
+      expect(late.json.error).toMatchObject({ code: "answer_conflict", reason: "cancelled" });
+    } else {
+      expect(cancelled.status).toBe(501);
+      expect(store.getRequest(request.id)).toMatchObject({ state: "waiting" });
+    }
+  });
+
   it("serves the page only to its own host names, and live state over SSE", async () => {
     const page = await fetch(`${base}/`);
     expect(page.status).toBe(200);

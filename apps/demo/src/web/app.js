@@ -80,6 +80,8 @@ function refusal(data, status) {
 
 /** Who this inbox records as answering (the server's local identity). */
 let you = "";
+/** What the server's store lets the handler do: follow a run's events, cancel a run. */
+let features = { events: false, cancel: false };
 
 // --- the inbox ---------------------------------------------------------------------------
 
@@ -415,7 +417,66 @@ function messageItem(message, waitingPrompts, time) {
   );
 }
 
+/** A run's event types after which nothing more comes. */
+const TERMINAL = new Set(["done", "failed", "cancelled"]);
+const RUN_EVENTS = [
+  "started",
+  "suspended",
+  "answered",
+  "turn",
+  "text",
+  "tool_call",
+  "tool_result",
+  "progress",
+  "continued",
+  "cancel_requested",
+  ...TERMINAL,
+];
+/** The run whose events this tab follows (the open transcript's), through the handler. */
+let follower = null;
+
+/**
+ * Follows the open transcript's run through the handler's event stream: each event the run
+ * records (here or in another process) brings its transcript up to date. Only where the store
+ * records events; the live state stream covers the rest.
+ */
+function followRun(view) {
+  const live = view.runId && (view.status === "running" || view.status === "waiting");
+  if (follower && (!live || follower.runId !== view.runId)) {
+    follower.source.close();
+    follower = null;
+  }
+  if (!features.events || !live || follower) return;
+  const runId = view.runId;
+  const source = new EventSource(`/api/runs/${encodeURIComponent(runId)}/events`);
+  follower = { runId, source };
+  let queued = false;
+  for (const type of RUN_EVENTS) {
+    source.addEventListener(type, () => {
+      if (TERMINAL.has(type)) source.close();
+      if (queued) return;
+      queued = true;
+      // One refresh for a burst of events.
+      setTimeout(() => {
+        queued = false;
+        if (follower?.runId === runId && selected === view.sessionId) showSession(selected);
+      }, 150);
+    });
+  }
+}
+
+/** The Cancel button for the open run, where the store can cancel and the run has not ended. */
+function renderCancel(view) {
+  const button = $("cancel");
+  const open = ["running", "waiting", "stopped", "failed"].includes(view.status);
+  button.hidden = !(features.cancel && view.runId && open);
+  button.dataset.run = view.runId || "";
+  button.dataset.session = view.sessionId;
+}
+
 function renderTranscript(view) {
+  followRun(view);
+  renderCancel(view);
   $("transcript-session").textContent = view.sessionId;
   const status = $("transcript-status");
   status.className = `status ${view.status}`;
@@ -537,6 +598,30 @@ $("start").addEventListener("click", async () => {
   }
 });
 
+$("cancel").addEventListener("click", async () => {
+  const button = $("cancel");
+  const { run, session } = button.dataset;
+  if (!run) return;
+  button.disabled = true;
+  try {
+    const result = await api("POST", `/api/runs/${encodeURIComponent(run)}/cancel`, {
+      reason: "cancelled from the inbox",
+    });
+    notes.set(
+      session,
+      result.outcome === "requested"
+        ? `Asked the run to stop (by ${you || "you"}); it stops at its next step.`
+        : `Cancelled by ${you || "you"}.`,
+    );
+    selectedStamp = "";
+    showSession(session);
+  } catch (problem) {
+    $("transcript-status").textContent = problem.message;
+  } finally {
+    button.disabled = false;
+  }
+});
+
 function connect() {
   const live = $("live");
   const events = new EventSource("/inbox/events");
@@ -581,6 +666,12 @@ const initial = initialState();
 if (initial) {
   showCommand(initial.command);
   you = typeof initial.you === "string" ? initial.you : "";
+  if (initial.features) {
+    features = {
+      events: initial.features.events === true,
+      cancel: initial.features.cancel === true,
+    };
+  }
   if (initial.session && !linkedRequest()) {
     selected = initial.session.sessionId;
     renderTranscript(initial.session);
