@@ -10,6 +10,8 @@ import { createWebHandler } from "@toolnexus/web";
 import { toNodeListener } from "@toolnexus/web/node";
 import { memory, now, quantile, stampOf } from "./common.mjs";
 
+const TERMINAL = new Set(["done", "failed", "cancelled"]);
+
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 
 /** A child process whose messages resolve the promise of their type. */
@@ -61,6 +63,8 @@ function startWorkers(spec, runIds, { workers, steps, toolMs, poolSize }) {
 function summarize({
   n,
   followers = n,
+  connected = followers,
+  clientsError,
   events,
   windowMs,
   stampLatency,
@@ -70,12 +74,15 @@ function summarize({
   workers,
   clientsFailed,
 }) {
-  const failed = workers.reduce((sum, w) => sum + w.failed, 0) + (clientsFailed ?? 0);
+  const failed = workers.reduce((sum, w) => sum + w.failed, 0);
   return {
     runs: n,
     followers,
     failed,
-    firstError: workers.find((w) => w.firstError)?.firstError,
+    // Followers that failed or ended early; connected: those that got as far as `started`.
+    followersFailed: clientsFailed ?? 0,
+    connected,
+    firstError: clientsError ?? workers.find((w) => w.firstError)?.firstError,
     // Each run's events reach all of its followers: recorded = delivered / followers per run.
     events: events / (followers / n),
     windowMs,
@@ -125,24 +132,40 @@ export async function inProcessFollowers(store, spec, options) {
   let lastAt = 0;
   const stampLatency = [];
   const atLatency = [];
+  let failed = 0;
+  let firstError;
+  let settled = 0;
+  const settle = () => {
+    if (++settled === runIds.length) allConnected();
+  };
   const follows = runIds.map(async (runId) => {
     let seenStart = false;
-    for await (const event of followRunEvents(store, runId)) {
-      const at = now();
-      if (at >= goAt) {
-        events++;
-        lastAt = at;
+    let ended = false;
+    try {
+      for await (const event of followRunEvents(store, runId)) {
+        const at = now();
+        if (at >= goAt) {
+          events++;
+          lastAt = at;
+        }
+        if (!seenStart && event.type === "started") {
+          seenStart = true;
+          connected++;
+          settle();
+        }
+        if (TERMINAL.has(event.type)) ended = true;
+        const recorded = Date.parse(event.at);
+        if (recorded >= goAt) atLatency.push(at - recorded);
+        if (event.type === "tool_result") {
+          const stamp = stampOf(event);
+          if (stamp !== undefined && stamp >= goAt) stampLatency.push(at - stamp);
+        }
       }
-      if (!seenStart && event.type === "started") {
-        seenStart = true;
-        if (++connected === runIds.length) allConnected();
-      }
-      const recorded = Date.parse(event.at);
-      if (recorded >= goAt) atLatency.push(at - recorded);
-      if (event.type === "tool_result") {
-        const stamp = stampOf(event);
-        if (stamp !== undefined && stamp >= goAt) stampLatency.push(at - stamp);
-      }
+      if (!ended) throw new Error(`following ${runId} ended before the run's end`);
+    } catch (error) {
+      failed++;
+      firstError ??= String(error?.message ?? error);
+      if (!seenStart) settle();
     }
   });
   await connectedAll;
@@ -160,6 +183,9 @@ export async function inProcessFollowers(store, spec, options) {
     before,
     after,
     workers: done,
+    clientsFailed: failed,
+    clientsError: firstError,
+    connected,
   });
 }
 
@@ -170,7 +196,13 @@ export async function sseFollowers(store, spec, options) {
     identify: (request) =>
       request.headers.get("authorization") === "Bearer bench" ? { id: "bench" } : undefined,
     allow: () => true,
+    onError: (error) => {
+      serverErrors++;
+      firstServerError ??= String(error?.message ?? error);
+    },
   });
+  let serverErrors = 0;
+  let firstServerError;
   const server = createServer(toNodeListener(handler));
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   try {
@@ -184,7 +216,7 @@ export async function sseFollowers(store, spec, options) {
       runIds,
       perRun,
     });
-    await clients.when("connected");
+    const { connected } = await clients.when("connected");
     const after = await memory();
     const goAt = now();
     clients.send({ type: "go", at: goAt });
@@ -202,8 +234,11 @@ export async function sseFollowers(store, spec, options) {
       after,
       workers: done,
       clientsFailed: report.failed,
+      clientsError: report.firstError,
+      connected,
     });
-    result.firstError ??= report.firstError;
+    result.serverErrors = serverErrors;
+    result.firstServerError = firstServerError;
     result.clientRss = report.rss;
     return result;
   } finally {

@@ -31,7 +31,7 @@ function storeSection(name, s, config) {
     "",
     `Runs started at once by ${config.workers} worker processes (${config.steps} steps each, the tool waits ${config.toolMs} ms), parked before their first turn until every follower had received the run's \`started\` event, then let go together. Latency: from the worker's clock when the tool returned (stamped in its output) to the follower receiving the \`tool_result\` event; it includes the event waiting for the step's journal write, which carries it. Memory: this process's heap and RSS after a full GC, with every follower connected and idle, minus before, per follower.`,
     "",
-    "| follower | runs (failed) | followers | events recorded after go | recorded/s | delivered/s | tool_result latency p50 | p99 | max | `at` to receipt p50 / p99 | heap per follower | RSS per follower |",
+    "| follower | runs (failed) | followers (failed or cut) | events recorded after go | recorded/s | delivered/s | tool_result latency p50 | p99 | max | `at` to receipt p50 / p99 | heap per follower | RSS per follower |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const [label, r] of [
@@ -46,13 +46,23 @@ function storeSection(name, s, config) {
     const t = r.latency.toolResult;
     const a = r.latency.recordedAt;
     lines.push(
-      `| ${label} | ${int(r.runs)} (${r.failed}) | ${int(r.followers ?? r.runs)} | ${int(r.events)} | ${int(r.eventsPerSecond)} | ${int(r.deliveredPerSecond)} | ${ms(t.p50)} | ${ms(t.p99)} | ${ms(t.max)} | ${ms(a.p50)} / ${ms(a.p99)} | ${few(r) ? "too few to measure" : kib(r.memory.heapPerFollower)} | ${few(r) ? "" : kib(r.memory.rssPerFollower)} |`,
+      `| ${label} | ${int(r.runs)} (${r.failed}) | ${int(r.followers ?? r.runs)} (${r.followersFailed ?? 0}) | ${int(r.events)} | ${int(r.eventsPerSecond)} | ${int(r.deliveredPerSecond)} | ${ms(t.p50)} | ${ms(t.p99)} | ${ms(t.max)} | ${ms(a.p50)} / ${ms(a.p99)} | ${few(r) ? "too few to measure" : kib(r.memory.heapPerFollower)} | ${few(r) ? "" : kib(r.memory.rssPerFollower)} |`,
     );
   }
-  const firstError = [s.inProcess, s.light, ...(s.sse ?? [])].find(
-    (r) => r?.firstError,
-  )?.firstError;
-  if (firstError) lines.push("", `First error: \`${firstError.split("\n")[0]}\``);
+  for (const r of [s.inProcess, s.light, ...(s.sse ?? [])]) {
+    if (r?.firstError) {
+      lines.push(
+        "",
+        `With ${int(r.followers)} followers, the first error: \`${r.firstError.split("\n")[0]}\``,
+      );
+    }
+    if (r?.serverErrors) {
+      lines.push(
+        "",
+        `With ${int(r.followers)} SSE clients, the handler reported ${int(r.serverErrors)} errors, the first: \`${r.firstServerError}\``,
+      );
+    }
+  }
   lines.push("");
   return lines;
 }

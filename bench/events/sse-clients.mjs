@@ -20,9 +20,26 @@ process.on("message", (message) => {
   if (message.type === "go") goAt = message.at;
 });
 
+let settled = 0;
+/** Once per connection: it delivered `started`, or it failed before. */
+const settle = () => {
+  if (++settled === total) process.send({ type: "connected", connected });
+};
+const TERMINAL = new Set(["done", "failed", "cancelled"]);
+
 function follow(runId) {
   return new Promise((resolve) => {
     let seenStart = false;
+    let ended = false;
+    const fail = (message) => {
+      failed++;
+      firstError ??= message;
+      if (!seenStart) {
+        seenStart = true;
+        settle();
+      }
+      resolve();
+    };
     let buffer = "";
     const req = request(`${base}/runs/${encodeURIComponent(runId)}/events`, {
       agent: false,
@@ -30,10 +47,8 @@ function follow(runId) {
     });
     req.on("response", (res) => {
       if (res.statusCode !== 200) {
-        failed++;
-        firstError ??= `HTTP ${res.statusCode} for ${runId}`;
         res.resume();
-        resolve();
+        fail(`HTTP ${res.statusCode} for ${runId}`);
         return;
       }
       res.setEncoding("utf8");
@@ -58,8 +73,10 @@ function follow(runId) {
           lastAt = at;
           if (type === "started" && !seenStart) {
             seenStart = true;
-            if (++connected === total) process.send({ type: "connected" });
+            connected++;
+            settle();
           }
+          if (TERMINAL.has(type)) ended = true;
           const recorded = Date.parse(event.at);
           if (recorded >= goAt) atLatency.push(at - recorded);
           if (type === "tool_result") {
@@ -68,14 +85,12 @@ function follow(runId) {
           }
         }
       });
-      res.on("end", resolve);
-      res.on("error", resolve);
+      res.on("end", () =>
+        ended ? resolve() : fail(`the stream of ${runId} ended before the run's end`),
+      );
+      res.on("error", (error) => fail(String(error)));
     });
-    req.on("error", (error) => {
-      failed++;
-      firstError ??= String(error);
-      resolve();
-    });
+    req.on("error", (error) => fail(String(error)));
     req.end();
   });
 }
