@@ -127,7 +127,7 @@ export async function inProcessFollowers(store, spec, options) {
   const connectedAll = new Promise((resolve) => {
     allConnected = resolve;
   });
-  let goAt = Number.POSITIVE_INFINITY;
+  let goAt = 0;
   let events = 0;
   let lastAt = 0;
   const stampLatency = [];
@@ -144,7 +144,8 @@ export async function inProcessFollowers(store, spec, options) {
     try {
       for await (const event of followRunEvents(store, runId)) {
         const at = now();
-        if (at >= goAt) {
+        // Runs are parked right after `started`: every other event comes after "go".
+        if (event.type !== "started") {
           events++;
           lastAt = at;
         }
@@ -155,10 +156,10 @@ export async function inProcessFollowers(store, spec, options) {
         }
         if (TERMINAL.has(event.type)) ended = true;
         const recorded = Date.parse(event.at);
-        if (recorded >= goAt) atLatency.push(at - recorded);
+        if (event.type !== "started") atLatency.push(at - recorded);
         if (event.type === "tool_result") {
           const stamp = stampOf(event);
-          if (stamp !== undefined && stamp >= goAt) stampLatency.push(at - stamp);
+          if (stamp !== undefined) stampLatency.push(at - stamp);
         }
       }
       if (!ended) throw new Error(`following ${runId} ended before the run's end`);
@@ -219,7 +220,6 @@ export async function sseFollowers(store, spec, options) {
     const { connected } = await clients.when("connected");
     const after = await memory();
     const goAt = now();
-    clients.send({ type: "go", at: goAt });
     workers.go();
     const done = await workers.done();
     const report = await clients.when("done");
