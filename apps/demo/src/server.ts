@@ -66,7 +66,12 @@ export function localIdentity(): string {
 }
 
 /** The handler over the demo's store: one local person, allowed everything in it. */
-export function inboxWebHandler(inbox: Inbox, store: SqliteStore, identity: string): WebHandler {
+export function inboxWebHandler(
+  inbox: Inbox,
+  store: SqliteStore,
+  identity: string,
+  log: (text: string) => void,
+): WebHandler {
   return createWebHandler({
     store,
     basePath: API_BASE,
@@ -81,7 +86,9 @@ export function inboxWebHandler(inbox: Inbox, store: SqliteStore, identity: stri
       }
       return { runId: inbox.start().runId };
     },
-    onError: (error) => console.error(error),
+    // The page gets only the error's id; the terminal gets the message (printed as text).
+    onError: (error, { errorId }) =>
+      log(`✗ ${errorId}: ${error instanceof Error ? error.message : String(error)}`),
   });
 }
 
@@ -176,7 +183,7 @@ export function handler(
   log: (text: string) => void,
   identity: string = localIdentity(),
 ) {
-  const api = toNodeListener(withContinuation(inbox, inboxWebHandler(inbox, store, identity)));
+  const api = toNodeListener(withContinuation(inbox, inboxWebHandler(inbox, store, identity, log)));
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       // Only names this server was started on: a page on another site cannot reach it through
