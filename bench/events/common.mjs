@@ -110,14 +110,8 @@ export function stampOf(event) {
   return match ? Number(match[1]) : undefined;
 }
 
-/** `q`-quantile (0..1) of numbers, nearest rank; NaN when empty. */
-export function quantile(values, q) {
-  if (values.length === 0) return Number.NaN;
-  const sorted = Float64Array.from(values).sort();
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
-
-export const median = (values) => quantile(values, 0.5);
+// The same arithmetic as the SDK bench (tested in test/stats.test.mjs).
+export { median, quantile } from "../src/stats.mjs";
 
 /** Resident set and heap, after a full collection when `--expose-gc` is on. */
 export async function memory() {
