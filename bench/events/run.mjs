@@ -20,7 +20,7 @@ const quick = flag("--quick");
 const config = {
   quick,
   stores: (value("--only") ?? "postgres,sqlite").split(","),
-  rounds: quick ? 4 : 12,
+  rounds: quick ? 4 : 20,
   runsPerSample: quick ? 8 : 20,
   runs: Number(value("--runs") ?? (quick ? 200 : 1000)),
   sse: Number(value("--sse") ?? (quick ? 200 : 1000)),
