@@ -74,6 +74,13 @@ export async function startCluster() {
     rmSync(dir, { recursive: true, force: true });
   };
   process.once("exit", stop);
+  // Ctrl-C or a kill: 'exit' alone would not run, leaving the server up and its files behind.
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.once(signal, () => {
+      stop();
+      process.exit(130);
+    });
+  }
   try {
     run(cluster, "initdb", [
       "-D",

@@ -16,6 +16,9 @@ let lastAt = 0;
 let failed = 0;
 let firstError;
 
+// The parent gone (it failed, or was interrupted): stop rather than wait for it forever.
+let finished = false;
+process.on("disconnect", () => process.exit(finished ? 0 : 1));
 let settled = 0;
 /** Once per connection: it delivered `started`, or it failed before. */
 const settle = () => {
@@ -94,6 +97,7 @@ function follow(runId) {
 }
 
 await Promise.all(runIds.flatMap((runId) => Array.from({ length: perRun }, () => follow(runId))));
+finished = true;
 process.send(
   {
     type: "done",

@@ -4,6 +4,10 @@
 import { createClient } from "@toolnexus/client";
 import { now, openStore, stepModel, workTool } from "./common.mjs";
 
+// The parent gone (it failed, or was interrupted): stop rather than wait for it forever.
+let finished = false;
+process.on("disconnect", () => process.exit(finished ? 0 : 1));
+
 const { store: spec, runIds, steps, toolMs, poolSize } = JSON.parse(process.argv[2]);
 const store = await openStore(spec, { poolSize });
 
@@ -45,6 +49,7 @@ await Promise.all(
 );
 const doneAt = now();
 await store.close?.();
+finished = true;
 process.send(
   { type: "done", failed, firstError, ms: doneAt - goAt, rss: process.memoryUsage().rss },
   () => process.disconnect(),
