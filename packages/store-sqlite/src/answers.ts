@@ -1,11 +1,14 @@
 import {
   type Answer,
   AnswerConflictError,
+  type AnswerOptions,
   type AnswerReceipt,
+  checkActor,
   parseAnswer,
   SuspensionNotFoundError,
 } from "@toolnexus/core";
 import type { Db } from "./driver.js";
+import type { EventOps } from "./events.js";
 import { canonicalJson, type RunRow, runState, type StoredRequestState, toIso } from "./rows.js";
 
 interface TargetRow {
@@ -19,7 +22,10 @@ interface TargetRow {
  * Prepares the statements once and returns `answer`. Recording is one short transaction on
  * two rows: it runs nothing else (the run continues later, in whichever worker claims it).
  */
-export function answerOp(db: Db): (answer: Answer) => AnswerReceipt {
+export function answerOp(
+  db: Db,
+  events: EventOps,
+): (answer: Answer, options?: AnswerOptions) => AnswerReceipt {
   // A request id is normally raised by one run; if several ever share it, the newest halt wins.
   const target = db.prepare<[string], TargetRow>(
     `SELECT run_id, state, expires_ms, answer_json FROM requests
@@ -28,8 +34,8 @@ export function answerOp(db: Db): (answer: Answer) => AnswerReceipt {
   const runOf = db.prepare<[string], Pick<RunRow, "state" | "wake_ms">>(
     "SELECT state, wake_ms FROM runs WHERE run_id = ?",
   );
-  const record = db.prepare<[string, number, string, string]>(
-    `UPDATE requests SET state = 'answered', answer_json = ?, answered_ms = ?
+  const record = db.prepare<[string, number, string | null, string, string]>(
+    `UPDATE requests SET state = 'answered', answer_json = ?, answered_ms = ?, answered_by = ?
       WHERE request_id = ? AND run_id = ? AND state = 'waiting'`,
   );
   // An answer takes the request out of the run's wake time, and wakes a waiting run.
@@ -42,7 +48,7 @@ export function answerOp(db: Db): (answer: Answer) => AnswerReceipt {
      WHERE run_id = @runId`,
   );
 
-  const answerTx = db.transaction((answer: Answer, json: string): AnswerReceipt => {
+  const answerTx = db.transaction((answer: Answer, json: string, by: string | undefined) => {
     const now = Date.now();
     const requestId = answer.id;
     const row = target.get(requestId);
@@ -59,6 +65,8 @@ export function answerOp(db: Db): (answer: Answer) => AnswerReceipt {
     const pastDeadline = row.expires_ms !== null && row.expires_ms <= now;
     const deadline = row.expires_ms === null ? undefined : toIso(row.expires_ms);
 
+    // Nothing waits for an answer to a cancelled run, not even the same one again.
+    if (row.state === "cancelled") throw new AnswerConflictError(requestId, "cancelled");
     if (row.answer_json !== null) {
       // Idempotent: the same answer again (a retried POST, a redelivered message) is fine.
       let same = false;
@@ -78,14 +86,26 @@ export function answerOp(db: Db): (answer: Answer) => AnswerReceipt {
     }
     if (pastDeadline) throw new AnswerConflictError(requestId, "expired", deadline);
 
-    record.run(json, now, requestId, row.run_id);
+    record.run(json, now, by ?? null, requestId, row.run_id);
     wake.run({ runId: row.run_id, now });
+    // Who answered and whether, never the answer's data: a follower may see less than the run.
+    const data: { requestId: string; ok: boolean; reason?: string; by?: string } = {
+      requestId,
+      ok: answer.ok,
+    };
+    if (typeof answer.reason === "string") data.reason = answer.reason;
+    if (by !== undefined) data.by = by;
+    events.record(row.run_id, [{ type: "answered", data }]);
     return receipt(false);
   });
 
-  return (input) => {
+  return (input, options) => {
     // Validated (and stripped of unknown keys) before anything is read or written.
     const answer = parseAnswer(input);
-    return answerTx.immediate(answer, JSON.stringify(answer));
+    if (options !== undefined && (typeof options !== "object" || options === null)) {
+      throw new TypeError("answer(): options must be { by? }");
+    }
+    const by = checkActor(options?.by, "by");
+    return answerTx.immediate(answer, JSON.stringify(answer), by) as AnswerReceipt;
   };
 }

@@ -1,10 +1,13 @@
 import { type Answer, CheckpointError, type ClaimedRun, type ClaimOptions } from "@toolnexus/core";
+import type { CancelOps } from "./cancel.js";
 import type { Db, Statement } from "./driver.js";
+import type { EventOps } from "./events.js";
 import {
   checkLeaseMs,
   checkOwner,
   type RunRow,
   readAnswer,
+  readCancel,
   readCheckpoint,
   readError,
   readJournalEntry,
@@ -12,6 +15,9 @@ import {
 } from "./rows.js";
 
 type Reason = ClaimedRun["reason"];
+
+/** What claiming a run gives when the run was ended cancelled instead of handed out. */
+const STOPPED = Symbol("stopped");
 
 interface Candidate {
   run_id: string;
@@ -36,7 +42,11 @@ function reasonById(row: RunRow, now: number): Reason | undefined {
 }
 
 /** Prepares the statements once and returns `claim`. */
-export function claimOp(db: Db): (options: ClaimOptions) => ClaimedRun | undefined {
+export function claimOp(
+  db: Db,
+  events: EventOps,
+  cancels: CancelOps,
+): (options: ClaimOptions) => ClaimedRun | undefined {
   // One index range scan each ((state, ready_ms), (state, wake_ms), (state, lease_expires_ms)):
   // the earliest claimable run of each kind, however many runs the file holds.
   // `agent IS @agent` matches NULL to NULL: a worker without an agent takes runs without one.
@@ -109,12 +119,17 @@ export function claimOp(db: Db): (options: ClaimOptions) => ClaimedRun | undefin
   const claimTx = db.transaction((options: ClaimOptions): ClaimedRun | undefined => {
     // The time is read inside the transaction, after the write lock was granted.
     const now = Date.now();
-    if (options.runId !== undefined) return claimRun(options, options.runId, undefined, now);
+    if (options.runId !== undefined) {
+      const got = claimRun(options, options.runId, undefined, now);
+      return got === STOPPED ? undefined : got;
+    }
     for (;;) {
       const picked = pick(now, options.agent);
       if (picked === undefined) return undefined;
       try {
-        return claimRun(options, picked.runId, picked.reason, now);
+        const got = claimRun(options, picked.runId, picked.reason, now);
+        if (got === STOPPED) continue;
+        return got;
       } catch (thrown) {
         if (!(thrown instanceof CheckpointError)) throw thrown;
         const error = {
@@ -123,6 +138,9 @@ export function claimOp(db: Db): (options: ClaimOptions) => ClaimedRun | undefin
           at: new Date(now).toISOString(),
         };
         setAside.run(JSON.stringify(error), now, now, picked.runId);
+        events.record(picked.runId, [
+          { type: "failed", data: { code: error.code, message: error.message } },
+        ]);
       }
     }
   });
@@ -132,12 +150,18 @@ export function claimOp(db: Db): (options: ClaimOptions) => ClaimedRun | undefin
     runId: string,
     picked: Reason | undefined,
     now: number,
-  ): ClaimedRun | undefined => {
+  ): ClaimedRun | typeof STOPPED | undefined => {
     let reason = picked;
     const row = runById.get(runId);
     if (row === undefined) return undefined;
     reason ??= reasonById(row, now);
     if (reason === undefined) return undefined;
+    // A run asked to stop whose worker is gone is never handed out again: it ends cancelled.
+    const cancel = readCancel(row);
+    if (cancel !== undefined) {
+      cancels.endCancelled(runId, cancel);
+      return STOPPED;
+    }
 
     // Everything is read (and validated) before anything is written: a corrupt row throws and
     // the transaction rolls back, leaving the run exactly as it was.
@@ -171,6 +195,7 @@ export function claimOp(db: Db): (options: ClaimOptions) => ClaimedRun | undefin
     };
     const lastError = readError(row.error_json);
     if (lastError !== undefined) claimed.lastError = lastError;
+    events.record(runId, [{ type: "continued", data: { owner: options.owner, reason } }]);
     return claimed;
   };
 

@@ -36,7 +36,7 @@ describe("getRun and getRequest", () => {
       deadlines: [undefined, undefined, iso(-1000)],
     });
     store.halt(ckp);
-    store.answer({ id: answered.id, ok: true, data: { v: 1 } });
+    store.answer({ id: answered.id, ok: true, data: { v: 1 } }, { by: "alice" });
     const info = store.getRun(ckp.runId)!;
     expect(info.state).toBe("ready");
     expect(info.requests).toEqual([
@@ -45,6 +45,8 @@ describe("getRun and getRequest", () => {
         runId: ckp.runId,
         state: "answered",
         answer: { id: answered.id, ok: true, data: { v: 1 } },
+        answeredBy: "alice",
+        answeredAt: expect.any(String),
       },
       { request: open, runId: ckp.runId, state: "waiting", expiresAt: deadline },
       {

@@ -4,6 +4,7 @@ import {
   type RequestRow,
   type RunRow,
   readAnswerLoosely,
+  readCancel,
   readCheckpoint,
   readError,
   readRequest,
@@ -21,7 +22,7 @@ export interface RequestOps {
 }
 
 const REQUEST_COLUMNS = `request_id, run_id, state, kind, prompt, request_json, session_id, agent,
-  created_at, expires_at, expires_ms, answer_json`;
+  created_at, expires_at, expires_ms, answer_json, answered_ms, answered_by`;
 
 function requestInfo(row: RequestRow, now: number): RequestInfo {
   const info: RequestInfo = {
@@ -32,7 +33,16 @@ function requestInfo(row: RequestRow, now: number): RequestInfo {
   const answer = readAnswerLoosely(row.answer_json);
   if (answer !== undefined) info.answer = answer;
   if (row.expires_at !== null) info.expiresAt = row.expires_at;
+  Object.assign(info, answeredFields(row));
   return info;
+}
+
+/** Who answered and when, as requests are read everywhere. */
+function answeredFields(row: RequestRow): { answeredBy?: string; answeredAt?: string } {
+  const fields: { answeredBy?: string; answeredAt?: string } = {};
+  if (row.answered_by !== null) fields.answeredBy = row.answered_by;
+  if (row.answered_ms !== null) fields.answeredAt = toIso(row.answered_ms);
+  return fields;
 }
 
 /** Prepares the statements once and returns the reads. */
@@ -72,6 +82,8 @@ export function requestOps(db: Db): RequestOps {
     if (row.result_json !== null) info.result = readResult(row.result_json, runId);
     const lastError = readError(row.error_json);
     if (lastError !== undefined) info.lastError = lastError;
+    const cancel = readCancel(row);
+    if (cancel !== undefined) info.cancel = cancel;
     return info;
   });
 
@@ -92,6 +104,7 @@ export function requestOps(db: Db): RequestOps {
         break;
       case "answered":
       case "applied":
+      case "cancelled":
         where.push("state = ?");
         params.push(filter.state);
         break;
@@ -131,6 +144,7 @@ export function requestOps(db: Db): RequestOps {
       if (row.session_id !== null) summary.sessionId = row.session_id;
       if (row.agent !== null) summary.agent = row.agent;
       if (row.expires_at !== null) summary.expiresAt = row.expires_at;
+      Object.assign(summary, answeredFields(row));
       return summary;
     });
   };

@@ -1,9 +1,15 @@
-import { type Request, type RequestState, type RunState, readStoredRequest } from "@toolnexus/core";
+import {
+  type CancelInfo,
+  type Request,
+  type RequestState,
+  type RunState,
+  readStoredRequest,
+} from "@toolnexus/core";
 
 /** The states a run row can hold; `expired` is derived on read (see {@link runState}). */
-export type StoredRunState = "waiting" | "ready" | "running" | "done" | "failed";
+export type StoredRunState = "waiting" | "ready" | "running" | "done" | "failed" | "cancelled";
 /** The states a request row can hold; `expired` is derived on read. */
-export type StoredRequestState = "waiting" | "answered" | "applied";
+export type StoredRequestState = "waiting" | "answered" | "applied" | "cancelled";
 
 /** A row of `runs`, as the statements select it. */
 export interface RunRow {
@@ -22,6 +28,10 @@ export interface RunRow {
   error_json: string | null;
   checkpoint_json: string | null;
   result_json: string | null;
+  cancel_by: string | null;
+  cancel_reason: string | null;
+  /** ISO time a cancel was asked (running) or done (cancelled); null when none was. */
+  cancel_at: string | null;
 }
 
 /** A row of `requests`, as the statements select it. */
@@ -38,6 +48,8 @@ export interface RequestRow {
   expires_at: string | null;
   expires_ms: number | null;
   answer_json: string | null;
+  answered_ms: number | null;
+  answered_by: string | null;
 }
 
 /** Epoch ms of an ISO time, or null when it is missing or not a time. */
@@ -64,6 +76,28 @@ export function requestState(
   return row.state === "waiting" && row.expires_ms !== null && row.expires_ms <= now
     ? "expired"
     : row.state;
+}
+
+/** Who cancelled a run, why and when, from its row; undefined when no cancel was asked. */
+export function readCancel(
+  row: Pick<RunRow, "cancel_by" | "cancel_reason" | "cancel_at">,
+): CancelInfo | undefined {
+  if (row.cancel_at === null) return undefined;
+  const info: CancelInfo = { at: row.cancel_at };
+  if (row.cancel_by !== null) info.by = row.cancel_by;
+  if (row.cancel_reason !== null) info.reason = row.cancel_reason;
+  return info;
+}
+
+/** The data of a `cancel_requested` or `cancelled` event: who and why, never when (`at` is). */
+export function cancelData(cancel: { by?: string | null; reason?: string | null }): {
+  by?: string;
+  reason?: string;
+} {
+  const data: { by?: string; reason?: string } = {};
+  if (typeof cancel.by === "string") data.by = cancel.by;
+  if (typeof cancel.reason === "string") data.reason = cancel.reason;
+  return data;
 }
 
 /** A request from its row; a damaged JSON column falls back to the plain columns. */

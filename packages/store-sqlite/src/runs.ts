@@ -1,23 +1,31 @@
 import {
   assertCheckpoint,
   assertJournalEntry,
+  type CancelInfo,
   type Checkpoint,
   CheckpointError,
+  checkActor,
+  checkCancelReason,
+  checkLoopEvents,
   type JournalEntry,
   type Lease,
   LeaseLostError,
   type PruneOptions,
   pruneCutoff,
   type RunErrorInfo,
+  type RunEventInit,
   type RunOutcome,
   ToolnexusError,
 } from "@toolnexus/core";
+import type { CancelOps } from "./cancel.js";
 import type { Db } from "./driver.js";
+import type { EventOps } from "./events.js";
 import {
   checkLease,
   checkLeaseMs,
   checkOwner,
   errorInfo,
+  readCancel,
   type StoredRunState,
   short,
   toMs,
@@ -33,12 +41,24 @@ export interface RunOps {
   release(lease: Lease, error?: RunErrorInfo, retryAt?: number): void;
   finish(lease: Lease, outcome: RunOutcome): void;
   prune(options: PruneOptions): number;
+  appendEvents(lease: Lease, events: readonly RunEventInit[]): number;
 }
 
 interface HolderRow {
   state: StoredRunState;
   owner: string | null;
   token: number;
+  cancel_by: string | null;
+  cancel_reason: string | null;
+  cancel_at: string | null;
+}
+
+/** The data of a `started` event. */
+function startedData(checkpoint: Checkpoint): { sessionId?: string; agent?: string } {
+  const data: { sessionId?: string; agent?: string } = {};
+  if (checkpoint.sessionId !== undefined) data.sessionId = checkpoint.sessionId;
+  if (checkpoint.agent !== undefined) data.agent = checkpoint.agent;
+  return data;
 }
 
 function runExists(runId: string): ToolnexusError {
@@ -46,6 +66,21 @@ function runExists(runId: string): ToolnexusError {
     "run_exists",
     `a durable run with id "${short(runId)}" is already in the store; a new run needs a new id`,
   );
+}
+
+/** The cancel a worker passes to `finish`, checked like one asked through `cancel`. */
+function cancelGiven(cancel: unknown): CancelInfo {
+  const given = (
+    typeof cancel === "object" && cancel !== null ? cancel : {}
+  ) as Partial<CancelInfo>;
+  const info: CancelInfo = {
+    at: typeof given.at === "string" ? given.at : new Date().toISOString(),
+  };
+  const by = checkActor(given.by, "cancel.by");
+  const reason = checkCancelReason(given.reason, "cancel.reason");
+  if (by !== undefined) info.by = by;
+  if (reason !== undefined) info.reason = reason;
+  return info;
 }
 
 /** A checkpoint written under a lease must be of the leased run. */
@@ -59,9 +94,9 @@ function checkSameRun(checkpoint: Checkpoint, lease: Lease): void {
 }
 
 /** Prepares the statements once and returns the run writes. */
-export function runOps(db: Db): RunOps {
+export function runOps(db: Db, events: EventOps, cancels: CancelOps): RunOps {
   const holder = db.prepare<[string], HolderRow>(
-    "SELECT state, owner, token FROM runs WHERE run_id = ?",
+    "SELECT state, owner, token, cancel_by, cancel_reason, cancel_at FROM runs WHERE run_id = ?",
   );
   const exists = db.prepare<[string], number>("SELECT 1 FROM runs WHERE run_id = ?").pluck();
   const insertRun = db.prepare<
@@ -194,16 +229,17 @@ export function runOps(db: Db): RunOps {
   const applyOpen = db.prepare<[string]>(
     "UPDATE requests SET state = 'applied' WHERE run_id = ? AND state <> 'applied'",
   );
+  const finishedRuns = `SELECT run_id FROM runs
+      WHERE finished_ms <= ? AND state IN ('done', 'failed', 'cancelled')`;
   const pruneRequests = db.prepare<[number]>(
-    `DELETE FROM requests WHERE run_id IN (
-       SELECT run_id FROM runs WHERE finished_ms <= ? AND state IN ('done', 'failed'))`,
+    `DELETE FROM requests WHERE run_id IN (${finishedRuns})`,
   );
   const pruneJournal = db.prepare<[number]>(
-    `DELETE FROM journal WHERE run_id IN (
-       SELECT run_id FROM runs WHERE finished_ms <= ? AND state IN ('done', 'failed'))`,
+    `DELETE FROM journal WHERE run_id IN (${finishedRuns})`,
   );
+  const pruneEvents = db.prepare<[number]>(`DELETE FROM events WHERE run_id IN (${finishedRuns})`);
   const pruneRuns = db.prepare<[number]>(
-    "DELETE FROM runs WHERE finished_ms <= ? AND state IN ('done', 'failed')",
+    "DELETE FROM runs WHERE finished_ms <= ? AND state IN ('done', 'failed', 'cancelled')",
   );
 
   /** Why a lease no longer holds, or undefined while it does. */
@@ -221,6 +257,11 @@ export function runOps(db: Db): RunOps {
   const fence = (lease: Lease): void => {
     const why = lost(lease);
     if (why !== undefined) throw new LeaseLostError(lease.runId, why);
+  };
+  /** The cancel asked of the run a live lease holds, if any. */
+  const cancelAsked = (lease: Lease) => {
+    const row = holder.get(lease.runId);
+    return row === undefined ? undefined : readCancel(row);
   };
 
   const haltTx = db.transaction(
@@ -248,6 +289,7 @@ export function runOps(db: Db): RunOps {
         fence(lease);
         checkSameRun(checkpoint, lease);
       }
+      const asked = lease === undefined ? undefined : cancelAsked(lease);
       const haltNo = nextHalt.get()!;
       const createdAt = new Date(now).toISOString();
       unposition.run(runId);
@@ -274,6 +316,15 @@ export function runOps(db: Db): RunOps {
       const readyMs = state === "ready" ? now : null;
       halted.run({ runId, state, json, readyMs, now, sessionId, agent });
       clearJournal.run(runId);
+      const recorded: { type: "started" | "suspended"; data: object }[] = [];
+      if (lease === undefined) recorded.push({ type: "started", data: startedData(checkpoint) });
+      recorded.push({
+        type: "suspended",
+        data: { requests: checkpoint.pending.map((call) => call.request) },
+      });
+      events.record(runId, recorded);
+      // Asked to stop while it ran: it stops here, its requests never to be answered.
+      if (asked !== undefined) cancels.endCancelled(runId, asked);
       return state;
     },
   );
@@ -295,6 +346,7 @@ export function runOps(db: Db): RunOps {
         leaseExpiresMs: expiresAt,
         json,
       });
+      events.record(checkpoint.runId, [{ type: "started", data: startedData(checkpoint) }]);
       return { runId: checkpoint.runId, owner, token: 1, expiresAt };
     },
   );
@@ -320,30 +372,64 @@ export function runOps(db: Db): RunOps {
     const now = Date.now();
     const expiresAt = now + leaseMs;
     renewed.run(expiresAt, now, lease.runId);
-    return { runId: lease.runId, owner: lease.owner, token: lease.token, expiresAt };
+    const renewedLease: Lease = {
+      runId: lease.runId,
+      owner: lease.owner,
+      token: lease.token,
+      expiresAt,
+    };
+    // Someone asked to cancel: the worker stops the run and ends it cancelled.
+    const cancel = cancelAsked(lease);
+    if (cancel !== undefined) renewedLease.cancel = cancel;
+    return renewedLease;
   });
 
   const releaseTx = db.transaction(
     (lease: Lease, errorJson: string | null, retryAt: number | undefined) => {
       // A lost lease is not an error here: the worker is giving the run up anyway.
       if (lost(lease) !== undefined) return;
+      // A run asked to stop is not given back to be taken again: it ends here.
+      const asked = cancelAsked(lease);
+      if (asked !== undefined) {
+        cancels.endCancelled(lease.runId, asked);
+        return;
+      }
       const now = Date.now();
       released.run(retryAt ?? now, now, errorJson === null ? 0 : 1, errorJson, lease.runId);
     },
   );
 
   const finishTx = db.transaction(
-    (lease: Lease, state: StoredRunState, result: string | null, error: string | null) => {
+    (
+      lease: Lease,
+      state: StoredRunState,
+      result: string | null,
+      error: string | null,
+      event: object,
+    ) => {
       fence(lease);
       finished.run({ runId: lease.runId, state, result, error, now: Date.now() });
       applyOpen.run(lease.runId);
       clearJournal.run(lease.runId);
+      events.record(lease.runId, [{ type: state === "done" ? "done" : "failed", data: event }]);
     },
   );
+
+  const finishCancelledTx = db.transaction((lease: Lease, given: CancelInfo) => {
+    fence(lease);
+    // Who asked first is kept: the stored cancel, else the one the worker passes.
+    cancels.endCancelled(lease.runId, cancelAsked(lease) ?? given);
+  });
+
+  const appendTx = db.transaction((lease: Lease, recorded: RunEventInit[]): number => {
+    fence(lease);
+    return events.record(lease.runId, recorded);
+  });
 
   const pruneTx = db.transaction((cutoff: number): number => {
     pruneRequests.run(cutoff);
     pruneJournal.run(cutoff);
+    pruneEvents.run(cutoff);
     return pruneRuns.run(cutoff).changes;
   });
 
@@ -400,15 +486,29 @@ export function runOps(db: Db): RunOps {
         typeof outcome.result === "object" &&
         outcome.result !== null
       ) {
-        finishTx.immediate(lease, "done", JSON.stringify(outcome.result), null);
+        const text = (outcome.result as { text?: unknown }).text;
+        finishTx.immediate(lease, "done", JSON.stringify(outcome.result), null, {
+          text: typeof text === "string" ? text : "",
+        });
       } else if (outcome?.state === "failed") {
-        const error = JSON.stringify(errorInfo(outcome.error, "finish()"));
-        finishTx.immediate(lease, "failed", null, error);
+        const info = errorInfo(outcome.error, "finish()");
+        finishTx.immediate(lease, "failed", null, JSON.stringify(info), {
+          code: info.code,
+          message: info.message,
+        });
+      } else if (outcome?.state === "cancelled") {
+        finishCancelledTx.immediate(lease, cancelGiven(outcome.cancel));
       } else {
         throw new TypeError(
-          'finish(): outcome must be { state: "done", result } or { state: "failed", error }',
+          'finish(): outcome must be { state: "done", result }, { state: "failed", error } or { state: "cancelled", cancel }',
         );
       }
+    },
+
+    appendEvents(lease, recorded) {
+      checkLease(lease, "appendEvents()");
+      const checked = checkLoopEvents(recorded, "appendEvents()");
+      return appendTx.immediate(lease, checked);
     },
 
     prune(options) {

@@ -26,7 +26,14 @@ describe("schema", () => {
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .pluck()
       .all();
-    expect(tables).toEqual(["conversations", "journal", "requests", "runs", "sqlite_sequence"]);
+    expect(tables).toEqual([
+      "conversations",
+      "events",
+      "journal",
+      "requests",
+      "runs",
+      "sqlite_sequence",
+    ]);
     db.close();
   });
 
@@ -171,12 +178,20 @@ describe("migration from schema version 1", () => {
     const { path, waiting } = v1File();
     const store = sqliteStore({ path });
     const db = raw(path);
-    expect(db.pragma("user_version", { simple: true })).toBe(2);
+    // Through version 2 to the current one.
+    expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
     const tables = db
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .pluck()
       .all();
-    expect(tables).toEqual(["conversations", "journal", "requests", "runs", "sqlite_sequence"]);
+    expect(tables).toEqual([
+      "conversations",
+      "events",
+      "journal",
+      "requests",
+      "runs",
+      "sqlite_sequence",
+    ]);
     db.close();
 
     const info = store.getRun("run_w")!;

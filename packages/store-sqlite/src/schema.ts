@@ -3,16 +3,17 @@ import { currentDriver } from "./driver-select.js";
 import { SqliteStoreError } from "./errors.js";
 import { isOnDisk, prepareFile } from "./files.js";
 import { migrateV1 } from "./migrate-v1.js";
+import { migrateV2, RUNS_SCHEMA_V2 } from "./migrate-v2.js";
 
 /**
  * The schema version this release creates and reads, kept in the file's `PRAGMA user_version`.
  * A file with a higher version was written by a newer release and is refused.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /**
- * The tables of durable runs (schema version 2), created as is on a new file and by the
- * migration from version 1.
+ * The tables of durable runs (schema version 3), created as is on a new file and by the
+ * migration from version 2 (version 1 files go through version 2 first).
  *
  * `runs.state` is stored as `waiting | ready | running | done | failed`; `expired` is never stored
  * but derived on read from `wake_ms` (it depends on the clock, not on a write). Three columns make
@@ -26,7 +27,8 @@ export const RUNS_SCHEMA = `
     session_id        TEXT,
     agent             TEXT,
     state             TEXT NOT NULL
-                      CHECK (state IN ('waiting', 'ready', 'running', 'done', 'failed')),
+                      CHECK (state IN ('waiting', 'ready', 'running', 'done', 'failed',
+                                       'cancelled')),
     created_at        TEXT NOT NULL,
     updated_ms        INTEGER NOT NULL,
     owner             TEXT,
@@ -38,7 +40,10 @@ export const RUNS_SCHEMA = `
     error_json        TEXT,
     checkpoint_json   TEXT,
     result_json       TEXT,
-    finished_ms       INTEGER
+    finished_ms       INTEGER,
+    cancel_by         TEXT,
+    cancel_reason     TEXT,
+    cancel_at         TEXT
   );
   CREATE INDEX runs_by_ready ON runs (state, ready_ms);
   CREATE INDEX runs_by_wake ON runs (state, wake_ms);
@@ -50,7 +55,8 @@ export const RUNS_SCHEMA = `
     run_id        TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
     halt_no       INTEGER NOT NULL,
     position      INTEGER,
-    state         TEXT NOT NULL CHECK (state IN ('waiting', 'answered', 'applied')),
+    state         TEXT NOT NULL
+                  CHECK (state IN ('waiting', 'answered', 'applied', 'cancelled')),
     session_id    TEXT,
     agent         TEXT,
     kind          TEXT NOT NULL,
@@ -61,6 +67,7 @@ export const RUNS_SCHEMA = `
     expires_ms    INTEGER,
     answer_json   TEXT,
     answered_ms   INTEGER,
+    answered_by   TEXT,
     PRIMARY KEY (request_id, run_id)
   );
   CREATE INDEX requests_by_halt ON requests (halt_no);
@@ -74,6 +81,15 @@ export const RUNS_SCHEMA = `
     json    TEXT NOT NULL
   );
   CREATE INDEX journal_by_run ON journal (run_id, seq);
+
+  CREATE TABLE events (
+    run_id    TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    "offset"  INTEGER NOT NULL,
+    at        TEXT NOT NULL,
+    type      TEXT NOT NULL,
+    data      TEXT NOT NULL,
+    PRIMARY KEY (run_id, "offset")
+  ) WITHOUT ROWID;
 `;
 
 const CONVERSATIONS = `
@@ -87,7 +103,9 @@ const CONVERSATIONS = `
 /** Upgrades an existing file by one version: `UPGRADES[n]` moves version n to n + 1. */
 const UPGRADES: Readonly<Record<number, (db: Db) => void>> = {
   // Suspensions became durable runs.
-  1: (db) => migrateV1(db, RUNS_SCHEMA),
+  1: (db) => migrateV1(db, RUNS_SCHEMA_V2),
+  // Run events, who answered, and cancel.
+  2: (db) => migrateV2(db, RUNS_SCHEMA),
 };
 
 /** How the database file is opened. */

@@ -1,6 +1,9 @@
 import type {
   Answer,
+  AnswerOptions,
   AnswerReceipt,
+  CancelReceipt,
+  CancelRequest,
   Checkpoint,
   ClaimedRun,
   ClaimOptions,
@@ -9,8 +12,10 @@ import type {
   Lease,
   Message,
   PruneOptions,
+  RecordedRunEvent,
   RequestInfo,
   RunErrorInfo,
+  RunEventInit,
   RunInfo,
   RunOutcome,
   RunStore,
@@ -19,10 +24,12 @@ import type {
 } from "@toolnexus/core";
 import { guardStoreIds } from "@toolnexus/core";
 import { answerOp } from "./answers.js";
+import { cancelOps } from "./cancel.js";
 import { claimOp } from "./claim.js";
 import { conversationOps } from "./conversations.js";
 import type { SqliteDriverName } from "./driver.js";
 import { SqliteStoreError } from "./errors.js";
+import { DEFAULT_EVENTS_POLL_MS, eventOps } from "./events.js";
 import { checkFileMode, DEFAULT_FILE_MODE, isOnDisk, prepareFile } from "./files.js";
 import { requestOps } from "./requests.js";
 import { runOps } from "./runs.js";
@@ -55,6 +62,12 @@ export interface SqliteStoreOptions {
    * to share the file with processes of other users in its group.
    */
   fileMode?: number;
+  /**
+   * How often, in milliseconds, `watchEvents` looks for events other processes recorded (one
+   * `PRAGMA data_version` per tick while anything is watched; a run's newest offset only when
+   * the file changed). Events this store records wake its watchers at once. Default 150.
+   */
+  eventsPollMs?: number;
 }
 
 /**
@@ -62,7 +75,8 @@ export interface SqliteStoreOptions {
  * synchronous (better-sqlite3 or `node:sqlite`), which the `Awaitable` store interfaces allow. Every write is one
  * IMMEDIATE transaction, so processes sharing the file never interleave inside one.
  *
- * There is no `subscribe`: SQLite cannot notify other processes, so workers poll `claim`.
+ * There is no `subscribe`: SQLite cannot notify other processes, so workers poll `claim`, and
+ * `watchEvents` polls the file (see {@link SqliteStoreOptions.eventsPollMs}).
  */
 export interface SqliteStore extends RunStore, ConversationStore {
   /** The database file this store was opened on. */
@@ -96,15 +110,35 @@ export interface SqliteStore extends RunStore, ConversationStore {
    * throws a `CheckpointError` naming it and is left unchanged.
    */
   claim(options: ClaimOptions): ClaimedRun | undefined;
-  /** Records a human's answer (one short transaction; nothing else runs). */
-  answer(answer: Answer): AnswerReceipt;
+  /**
+   * Records a human's answer (one short transaction; nothing else runs), who answered
+   * (`options.by`) and when, and its `answered` event.
+   */
+  answer(answer: Answer, options?: AnswerOptions): AnswerReceipt;
+  /** Appends the loop's events after the run's last one, fenced by the lease; the last offset. */
+  appendEvents(lease: Lease, events: readonly RunEventInit[]): number;
+  /** A run's events after `after`, oldest first, at most `limit` (default and most 1000). */
+  readEvents(runId: string, after: number, limit?: number): RecordedRunEvent[];
+  /**
+   * Calls `onEvent` soon after an event of the run is recorded: at once for this store's own
+   * writes, within `eventsPollMs` for other processes'. Returns an unsubscribe function.
+   */
+  watchEvents(runId: string, onEvent: () => void): () => void;
+  /**
+   * Cancels a run and its sub-agents' runs (ids under `<runId>/`): at once unless a live worker
+   * holds it, else its worker's next `renew` returns the lease with `cancel` set.
+   */
+  cancel(runId: string, request?: CancelRequest): CancelReceipt;
   /** A run by id, or `undefined`; a corrupt checkpoint is a `CheckpointError` naming the run. */
   getRun(runId: string): RunInfo | undefined;
   /** A request by id (the newest run that raised it), or `undefined`. */
   getRequest(requestId: string): RequestInfo | undefined;
   /** Requests, newest first; reads only plain columns, so one corrupt row never breaks it. */
   list(filter?: SuspensionFilter): SuspensionSummary[];
-  /** Deletes `done` and `failed` runs finished at or before the cutoff; returns how many. */
+  /**
+   * Deletes `done`, `failed` and `cancelled` runs finished at or before the cutoff, with their
+   * requests, journals and events; returns how many.
+   */
   prune(options: PruneOptions): number;
   /** Stores `messages` as the transcript of `sessionId`, replacing any earlier one. */
   save(sessionId: string, messages: readonly Message[]): void;
@@ -143,7 +177,24 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     synchronous: options.synchronous ?? "full",
     fileMode,
   });
-  const runs = runOps(db);
+  const pollMs = options.eventsPollMs ?? DEFAULT_EVENTS_POLL_MS;
+  if (typeof pollMs !== "number" || !Number.isFinite(pollMs) || pollMs < 1 || pollMs > 60_000) {
+    db.close();
+    throw new TypeError("sqliteStore(): eventsPollMs must be a number of milliseconds, 1 to 60000");
+  }
+  const events = eventOps(db, pollMs);
+  const cancels = cancelOps(db, events);
+  const runs = runOps(db, events, cancels);
+  // Watchers in this process hear of a write as soon as it commits, not at the next poll.
+  const woken =
+    <A extends unknown[], R>(write: (...args: A) => R) =>
+    (...args: A): R => {
+      try {
+        return write(...args);
+      } finally {
+        events.flush();
+      }
+    };
   const requests = requestOps(db);
   const conversations = conversationOps(db, path);
 
@@ -152,16 +203,20 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     {
       path,
       driver,
-      halt: runs.halt,
-      start: runs.start,
+      halt: woken(runs.halt),
+      start: woken(runs.start),
       step: runs.step,
       journal: runs.journal,
       renew: runs.renew,
-      release: runs.release,
-      finish: runs.finish,
+      release: woken(runs.release),
+      finish: woken(runs.finish),
       prune: runs.prune,
-      claim: claimOp(db),
-      answer: answerOp(db),
+      claim: woken(claimOp(db, events, cancels)),
+      answer: woken(answerOp(db, events)),
+      appendEvents: woken(runs.appendEvents),
+      readEvents: (runId, after, limit) => events.read(runId, after, limit),
+      watchEvents: (runId, onEvent) => events.watch(runId, onEvent),
+      cancel: woken(cancels.cancel),
       getRun: requests.getRun,
       getRequest: requests.getRequest,
       list: requests.list,
@@ -185,6 +240,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         await db.backup(destination);
       },
       close() {
+        events.close();
         if (db.open) db.close();
       },
     },
