@@ -1,6 +1,7 @@
 // The store alone across real processes sharing one file: claims and answers that hit the file
 // at the same moment, and processes opening (or migrating) a file at once.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SCHEMA_VERSION } from "../src/schema.js";
 import { sqliteStore } from "../src/store.js";
 import { checkpoint, openRaw, request, tempDir } from "../src/test-fixtures.js";
 import { createV1File, insertV1Checkpoint, v1Checkpoint } from "../src/v1-fixture.js";
@@ -151,7 +152,7 @@ describe("the store across processes", () => {
     expect(outcomes.map((o) => o.error)).toEqual([undefined, undefined, undefined, undefined]);
 
     const db = openRaw(path);
-    expect(db.pragma("user_version", { simple: true })).toBe(2);
+    expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
     const states = db
       .prepare("SELECT state, count(*) AS n FROM runs GROUP BY state ORDER BY state")
       .all();
