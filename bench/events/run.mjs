@@ -30,7 +30,8 @@ const config = {
   workers: 2,
   steps: 5,
   toolMs: 20,
-  poolSize: 10,
+  // Connections of each process's PostgreSQL pool (the store's default is 10).
+  poolSize: Number(value("--pool") ?? 10),
 };
 const log = (line) => console.log(line);
 if (typeof globalThis.gc !== "function")
@@ -125,7 +126,8 @@ const base =
   args.includes("--only") ||
   args.includes("--runs") ||
   args.includes("--sse") ||
-  args.includes("--sse-per-run")
+  args.includes("--sse-per-run") ||
+  args.includes("--pool")
     ? "events-partial"
     : "events";
 writeFileSync(join(out, `${base}.json`), `${JSON.stringify(results, null, 2)}\n`);
