@@ -98,11 +98,20 @@ export interface SqliteStore extends RunStore, ConversationStore {
   step(lease: Lease, checkpoint: Checkpoint): void;
   /** Appends a finished call to the journal; `entry.answered` marks that request `applied`. */
   journal(lease: Lease, entry: JournalEntry): void;
-  /** A new lease (same token) expiring `leaseMs` from now. `LeaseLostError` if lost. */
+  /**
+   * A new lease (same token) expiring `leaseMs` from now, with `cancel` set when someone asked
+   * to cancel the run. `LeaseLostError` if lost.
+   */
   renew(lease: Lease, leaseMs: number): Lease;
-  /** Gives the run back `ready`, journal kept; with an error, counts it and waits for `retryAt`. */
+  /**
+   * Gives the run back `ready`, journal kept; with an error, counts it and waits for `retryAt`.
+   * A run asked to cancel ends `cancelled` instead.
+   */
   release(lease: Lease, error?: RunErrorInfo, retryAt?: number): void;
-  /** Ends the run `done` (result kept, checkpoint dropped) or `failed` (checkpoint kept). */
+  /**
+   * Ends the run `done` (result kept, checkpoint dropped), `failed` (checkpoint kept) or
+   * `cancelled` (its open requests `cancelled`), with the matching event.
+   */
   finish(lease: Lease, outcome: RunOutcome): void;
   /**
    * Takes a lease on a claimable run, atomically across every process sharing the file:
