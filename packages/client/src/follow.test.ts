@@ -295,7 +295,7 @@ describe("client.follow", () => {
     expect(seen.map((e) => e.offset)).toEqual(seen.map((_, i) => i + 1));
   });
 
-  it("costs a durable step at most one extra write, and records in batches", async () => {
+  it("costs at most one extra write per durable write, and records in batches", async () => {
     const inner = memoryRunStore();
     const writes = { appendEvents: 0, durable: 0 };
     const counted: RunStore = {

@@ -115,7 +115,7 @@ export class Journal {
 
   /**
    * Writes the events recorded since the last write, if any: before each durable write, so a
-   * follower sees them in the order they happened, at most one extra write per step.
+   * follower sees them in the order they happened, at most one extra write per durable write.
    */
   private appendEvents(): Promise<void> {
     const recorder = this.recorder;
