@@ -205,6 +205,69 @@ describe("the inbox in Chromium", () => {
   });
 });
 
+describe("following and cancelling a run in Chromium", () => {
+  it("follows a halted run's events live, cancels it from the page, and shows who cancelled", async () => {
+    const page = await open();
+    // Chromium's own record of the server-sent events the page receives on a run's stream, so
+    // the test sees what the follower got rather than guessing from the DOM.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    const streams = new Map<string, string>();
+    const received: { run: string; event: string }[] = [];
+    cdp.on("Network.requestWillBeSent", (sent) => {
+      const run = /\/api\/runs\/([^/]+)\/events$/.exec(new URL(sent.request.url).pathname);
+      if (run) streams.set(sent.requestId, decodeURIComponent(run[1]!));
+    });
+    cdp.on("Network.eventSourceMessageReceived", (message) => {
+      const run = streams.get(message.requestId);
+      if (run) received.push({ run, event: message.eventName });
+    });
+
+    await page.getByRole("button", { name: "Start a release run" }).click();
+    // The halted run's question and the call before it reach the page without a reload.
+    await page.locator("#transcript-status.waiting").waitFor(WAIT);
+    await page
+      .locator("#transcript li.tool.waiting", { hasText: "Which environment should 2.4.1 go to?" })
+      .waitFor(WAIT);
+    await page.locator("#transcript li.assistant .call").first().waitFor(WAIT);
+    // Read the run only now: the first paint shows the newest waiting run, an earlier test's.
+    const cancel = page.getByRole("button", { name: "Cancel this run" });
+    await cancel.waitFor(WAIT);
+    const runId = (await cancel.getAttribute("data-run"))!;
+    expect(runId).toMatch(/\S/);
+    await expect
+      .poll(() => received.filter((r) => r.run === runId).map((r) => r.event), WAIT)
+      .toEqual(expect.arrayContaining(["started", "suspended"]));
+
+    await cancel.click();
+    // The question no longer waits (its card is marked stale). The page says the run is cancelled and by whom: the store's record (the status line) and
+    // the tab's own note both name the inbox's local person.
+    const status = page.locator("#transcript-status.cancelled");
+    await status.waitFor(WAIT);
+    await expect(status.textContent()).resolves.toMatch(/^Cancelled \(by .+@this-machine\)$/);
+    await page
+      .locator("#transcript-note", { hasText: /^Cancelled by .+@this-machine\.$/ })
+      .waitFor(WAIT);
+    await cancel.waitFor({ state: "hidden", ...WAIT });
+    await page.locator('article.request.stale[data-kind="input"]').waitFor(WAIT);
+    await expect
+      .poll(() => received.some((r) => r.run === runId && r.event === "cancelled"), WAIT)
+      .toBe(true);
+
+    const store = sqliteStore({ path: db });
+    try {
+      const run = store.getRun(runId);
+      expect(run?.state).toBe("cancelled");
+      expect(run?.cancel?.by).toMatch(/@this-machine$/);
+      await expect(status.textContent()).resolves.toContain(run!.cancel!.by!);
+    } finally {
+      store.close();
+    }
+    await cdp.detach();
+    await page.close();
+  });
+});
+
 /** Halts a run into the server's file from another process; returns the printed request id. */
 async function haltFromTerminal(args: readonly string[] = ["--durable"]): Promise<string> {
   const halted = await runDemo([...args, "--db", db]);
