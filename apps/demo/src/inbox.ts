@@ -330,7 +330,9 @@ export class Inbox {
     this.settle(
       sessionId,
       runId,
-      () => runner.client.run(prompt, { sessionId, runId }),
+      // Durable from the first turn: the page follows its tool calls as they happen, not only
+      // from the first halt on.
+      () => runner.client.run(prompt, { sessionId, runId, durable: true }),
       "run",
     ).catch(() => {});
     return { sessionId, runId };
