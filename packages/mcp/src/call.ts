@@ -10,6 +10,12 @@ import {
 import { error, pending, type ToolContext, type ToolResult } from "@toolnexus/core";
 import { CallState, isTimeout } from "./call-state.js";
 import {
+  type ActiveSpec,
+  isObject,
+  messageOf,
+  type ServerConnection as Server,
+} from "./connection.js";
+import {
   combinedRequest,
   type Elicitation,
   elicitationKey,
@@ -19,7 +25,6 @@ import {
   toElicitResults,
   toToolResult,
 } from "./mapping.js";
-import { type ActiveSpec, isObject, messageOf, type Server } from "./server.js";
 import { type McpState, ownState, type Replayed, STATE_VERSION } from "./state.js";
 
 /** Longest a timer may be set for; the SDK's own request timeout is set to it (we keep time). */

@@ -1,6 +1,7 @@
 // A push-style question (2025 servers' `elicitation/create` in the middle of a call): answered
 // from a replay's record, by the host's `waitFor` while the call waits, or it halts the call.
 import { type Answer, type Request, randomId } from "@toolnexus/core";
+import { isObject, type ServerConnection as Server } from "./connection.js";
 import {
   type Elicitation,
   type ElicitResult,
@@ -8,7 +9,6 @@ import {
   elicitationRequest,
   toElicitResult,
 } from "./mapping.js";
-import { isObject, type Server } from "./server.js";
 
 /** `elicitation` is already scrubbed of every configured secret. */
 export async function onElicit(

@@ -10,6 +10,7 @@ import type { CallState } from "./call-state.js";
 import { bounded } from "./call-state.js";
 import { childEnv } from "./child-env.js";
 import { allowedTools, type McpServerSpec, mcpToolName } from "./config.js";
+import { type ActiveSpec, isObject, messageOf, type ServerConnection } from "./connection.js";
 import { onElicit } from "./elicit.js";
 import type { Elicitation } from "./mapping.js";
 import type { Scrubber } from "./scrub.js";
@@ -18,19 +19,8 @@ import type { LoadMcpOptions, McpRoot, McpServerInfo, McpServerStatus } from "./
 
 const CLIENT_INFO = { name: "toolnexus", version: "0.1.0" };
 
-export type ActiveSpec = Extract<McpServerSpec, { kind: "local" | "remote" }>;
-
-export function messageOf(thrown: unknown): string {
-  if (thrown instanceof Error) return thrown.message || thrown.name;
-  return String(thrown);
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** One configured server: its spec, its state, its client and its tools. */
-export class Server {
+export class Server implements ServerConnection {
   status: McpServerStatus = "failed";
   reason: string | undefined;
   client: Client | undefined;
