@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import type { RunStore } from "../stores.js";
-import { sampleCheckpoint, sampleJournalEntry, sampleResult } from "./run-store-contract.js";
+import { failure, LONG_MS, sampleCheckpoint, sampleJournalEntry, sampleResult } from "./samples.js";
 
 // Ids every store must keep exactly, or refuse the same way: part of runStoreContract.
 
@@ -23,24 +23,6 @@ const EXACT: readonly string[] = [
   "Case",
   "case",
 ];
-
-interface Failure {
-  name?: unknown;
-  code?: unknown;
-  field?: unknown;
-  message?: unknown;
-}
-
-async function failure(action: () => unknown): Promise<Failure> {
-  try {
-    await action();
-  } catch (error) {
-    return error as Failure;
-  }
-  return expect.unreachable("expected the call to throw");
-}
-
-const LONG_MS = 10 * 60_000;
 
 /** The id cases of the contract, over the store the suite opened for the current test. */
 export function idContract(current: () => RunStore): void {
