@@ -158,6 +158,9 @@ describe("the inbox in Chromium", () => {
     await first.locator("#empty").waitFor({ state: "visible", ...WAIT });
     await first.locator('#runs li[data-status="done"]').waitFor(WAIT);
     await first.screenshot({ path: join(OUTPUT, "finished.png"), fullPage: true });
+    // Each tab holds its live streams open; Chromium allows six connections to one host, so
+    // tabs left open would starve the pages of later tests.
+    await Promise.all([first.close(), second.close()]);
   });
 
   it("an authorization request gets a link, and requests from other processes show up live", async () => {
@@ -202,6 +205,7 @@ describe("the inbox in Chromium", () => {
     expect(after.requests).toContainEqual(
       expect.objectContaining({ kind: "authorization", state: "waiting" }),
     );
+    await page.close();
   });
 });
 
