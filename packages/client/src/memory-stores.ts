@@ -1,25 +1,3 @@
-import type {
-  Answer,
-  AnswerOptions,
-  AnswerReceipt,
-  CancelReceipt,
-  CancelRequest,
-  Checkpoint,
-  ClaimedRun,
-  ClaimOptions,
-  JournalEntry,
-  Lease,
-  PruneOptions,
-  RecordedRunEvent,
-  RequestInfo,
-  RunErrorInfo,
-  RunEventInit,
-  RunInfo,
-  RunOutcome,
-  RunStore,
-  SuspensionFilter,
-  SuspensionSummary,
-} from "@toolnexus/core";
 import { guardStoreIds } from "@toolnexus/core";
 import { answerOp } from "./memory/answers.js";
 import { cancelOp } from "./memory/cancel.js";
@@ -29,36 +7,17 @@ import { fencing } from "./memory/fence.js";
 import { readOps } from "./memory/reads.js";
 import { retention } from "./memory/retention.js";
 import type { MemoryState } from "./memory/rows.js";
+import type { MemoryRunStore } from "./memory/store.js";
 import { subscribers } from "./memory/subscribers.js";
 import { writeOps } from "./memory/writes.js";
 
 // The public entry of the in-memory stores. Each concept of the run store lives in ./memory/
-// (records, checks, worker writes, claim, answers, reads, retention, subscribers); this file
-// only puts one store together from them, over one shared state.
+// (its shape in store.ts; records, checks, worker writes, claim, answers, reads, events,
+// cancel, retention, subscribers); this file only puts one store together from them, over one
+// shared state.
 
 export { memoryConversationStore } from "./memory/conversations.js";
-
-/** The in-memory {@link RunStore}: every method is synchronous. */
-export interface MemoryRunStore extends RunStore {
-  halt(checkpoint: Checkpoint, lease?: Lease): "waiting" | "ready";
-  start(checkpoint: Checkpoint, owner: string, leaseMs: number): Lease;
-  step(lease: Lease, checkpoint: Checkpoint): void;
-  journal(lease: Lease, entry: JournalEntry): void;
-  renew(lease: Lease, leaseMs: number): Lease;
-  release(lease: Lease, error?: RunErrorInfo, retryAt?: number): void;
-  finish(lease: Lease, outcome: RunOutcome): void;
-  claim(options: ClaimOptions): ClaimedRun | undefined;
-  answer(answer: Answer, options?: AnswerOptions): AnswerReceipt;
-  getRun(runId: string): RunInfo | undefined;
-  getRequest(requestId: string): RequestInfo | undefined;
-  list(filter?: SuspensionFilter): SuspensionSummary[];
-  prune(options: PruneOptions): number;
-  subscribe(onReady: () => void): () => void;
-  appendEvents(lease: Lease, events: readonly RunEventInit[]): number;
-  readEvents(runId: string, after: number, limit?: number): RecordedRunEvent[];
-  watchEvents(runId: string, onEvent: () => void): () => void;
-  cancel(runId: string, request?: CancelRequest): CancelReceipt;
-}
+export type { MemoryRunStore } from "./memory/store.js";
 
 /** Options of {@link memoryRunStore}. */
 export interface MemoryRunStoreOptions {

@@ -6,8 +6,8 @@ import {
   parseAnswer,
   SuspensionNotFoundError,
 } from "@toolnexus/core";
-import type { MemoryRunStore } from "../memory-stores.js";
 import { type MemoryState, newest, runState, toIso } from "./rows.js";
+import type { MemoryRunStore } from "./store.js";
 
 // A human's answer is only recorded (and the run made ready); nothing runs here: the run
 // continues later, in whichever worker claims it.

@@ -6,9 +6,9 @@ import {
   RunNotFoundError,
   WireFormatError,
 } from "@toolnexus/core";
-import type { MemoryRunStore } from "../memory-stores.js";
 import type { Retention } from "./retention.js";
 import type { MemoryState, RunRow } from "./rows.js";
+import type { MemoryRunStore } from "./store.js";
 
 // Cancel: a run nobody works on ends `cancelled` at once; a running one is marked, and its
 // worker learns it from its next renew. Sub-agents' runs (`<runId>/…`) go the same way.

@@ -6,11 +6,11 @@ import type {
   JournalEntry,
   RunErrorInfo,
 } from "@toolnexus/core";
-import type { MemoryRunStore } from "../memory-stores.js";
 import { endCancelled } from "./cancel.js";
 import { checkLeaseMs, checkOwner } from "./checks.js";
 import type { Retention } from "./retention.js";
 import { type MemoryState, type RunRow, wakeMs } from "./rows.js";
+import type { MemoryRunStore } from "./store.js";
 
 // A worker takes a run under a new lease: the one asked for by id, or the one claimable longest.
 // The token goes up, so whoever held the run before is fenced off from then on.

@@ -6,10 +6,10 @@ import {
   type RecordedRunEvent,
   type RunEventType,
 } from "@toolnexus/core";
-import type { MemoryRunStore } from "../memory-stores.js";
 import { checkLease } from "./checks.js";
 import type { Fence } from "./fence.js";
 import type { MemoryState, RunRow } from "./rows.js";
+import type { MemoryRunStore } from "./store.js";
 
 // A run's events: the store's own are recorded by the write that changes the run (`record`),
 // the loop's are appended under its lease. A watcher is told later, never inside the write.

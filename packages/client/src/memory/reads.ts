@@ -9,7 +9,6 @@ import type {
   RunInfo,
   SuspensionSummary,
 } from "@toolnexus/core";
-import type { MemoryRunStore } from "../memory-stores.js";
 import {
   type MemoryState,
   newest,
@@ -18,6 +17,7 @@ import {
   runState,
   toIso,
 } from "./rows.js";
+import type { MemoryRunStore } from "./store.js";
 
 // The reads a host makes: a run by id, a request by id, and the inbox listing. They change
 // nothing, and every value they return is a fresh parse of the stored JSON.

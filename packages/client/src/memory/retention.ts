@@ -1,6 +1,6 @@
 import { pruneCutoff } from "@toolnexus/core";
-import type { MemoryRunStore } from "../memory-stores.js";
 import type { MemoryState, RunRow } from "./rows.js";
+import type { MemoryRunStore } from "./store.js";
 
 // Finished runs are kept for reads and retries by id, but not forever: a long-lived process
 // must not grow without bound. Runs still going are never dropped.

@@ -1,4 +1,4 @@
-import type { MemoryRunStore } from "../memory-stores.js";
+import type { MemoryRunStore } from "./store.js";
 
 /** Who wants to hear that a run became claimable (a worker's wake-up, instead of polling). */
 export function subscribers(): { notify: () => void } & Pick<MemoryRunStore, "subscribe"> {

@@ -8,13 +8,13 @@ import {
   type RunErrorInfo,
   ToolnexusError,
 } from "@toolnexus/core";
-import type { MemoryRunStore } from "../memory-stores.js";
 import { endCancelled } from "./cancel.js";
 import { checkCheckpoint, checkLease, checkLeaseMs, checkOwner, cut, errorJson } from "./checks.js";
 import { capText } from "./events.js";
 import type { Fence, Lost } from "./fence.js";
 import type { Retention } from "./retention.js";
 import { type MemoryState, newRun, type RunRow, toIso } from "./rows.js";
+import type { MemoryRunStore } from "./store.js";
 
 // The writes of a run's life: the ones a worker makes under its lease (and the first halt or
 // start, which creates the run). Each checks its arguments, then the lease, then writes.
