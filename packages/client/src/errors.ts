@@ -14,6 +14,12 @@ export class RunError extends ToolnexusError {
   }
 }
 
+/** A thrown value as a line of text: an error's message (or name), anything else as a string. */
+export function messageOf(thrown: unknown): string {
+  if (thrown instanceof Error) return thrown.message || thrown.name;
+  return String(thrown);
+}
+
 /** "by bob: changed my mind", or "" when nobody said. */
 function whoAndWhy(cancel: CancelInfo): string {
   const by = cancel.by === undefined ? "" : ` by ${cancel.by}`;

@@ -63,5 +63,6 @@ export type {
   ToolCallRecord,
   WaitFor,
   WaitForInfo,
+  WorkOptions,
+  WorkSummary,
 } from "./types.js";
-export type { WorkOptions, WorkSummary } from "./worker.js";

@@ -11,9 +11,8 @@ import {
   type RunOutcome,
   type RunStore,
 } from "@toolnexus/core";
-import { CancelRequestedError, RunError } from "./errors.js";
+import { CancelRequestedError, messageOf, RunError } from "./errors.js";
 import { RunRecorder } from "./run-recorder.js";
-import { messageOf } from "./tool-call.js";
 
 /** Waits before a failed run is offered to a worker again: 1 s, 2 s, 4 s… up to a minute. */
 export function retryDelayMs(failures: number): number {

@@ -3,9 +3,8 @@
 import type { Model, ModelCallOptions, ModelRequest, ModelResponse } from "@toolnexus/core";
 import { addUsage } from "@toolnexus/core";
 import { timeoutReason } from "./budget.js";
-import { RunError } from "./errors.js";
+import { messageOf, RunError } from "./errors.js";
 import type { Run } from "./run.js";
-import { messageOf } from "./tool-call.js";
 
 /** One model call; without hooks or a run deadline it takes one small async frame. */
 export function callModel(run: Run): Promise<ModelResponse | "timeout"> {

@@ -24,14 +24,14 @@ import {
 import { RunClock } from "./budget.js";
 import { CallContext, EMIT } from "./call-signal.js";
 import type { ResolvedConfig } from "./config.js";
-import { RunCancelledError, RunError } from "./errors.js";
+import { messageOf, RunCancelledError, RunError } from "./errors.js";
 import { settleAll } from "./fan-out.js";
 import { loopId } from "./ids.js";
 import type { RunTrace } from "./instrumentation.js";
 import type { Journal } from "./journal.js";
 import { callModel } from "./model-call.js";
 import type { RunRecorder } from "./run-recorder.js";
-import { messageOf, refuseCall, rollUp, settleCall } from "./tool-call.js";
+import { refuseCall, rollUp, settleCall } from "./tool-call.js";
 import type { DoneResult, RunEvent, RunResult, ToolCallRecord } from "./types.js";
 
 /** The fields every RunResult has, whatever its status. */

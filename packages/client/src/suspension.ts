@@ -14,17 +14,10 @@ import {
   type ToolMessage,
 } from "@toolnexus/core";
 import { smallest } from "./budget.js";
+import { messageOf } from "./errors.js";
 import { fingerprint } from "./fingerprint.js";
 import type { Run, Settled } from "./run.js";
-import {
-  type Attempt,
-  attempt,
-  CANCELLED,
-  final,
-  messageOf,
-  noRun,
-  recordCall,
-} from "./tool-call.js";
+import { type Attempt, attempt, CANCELLED, final, noRun, recordCall } from "./tool-call.js";
 
 export function isExpired(deadline: string | undefined): boolean {
   return deadline !== undefined && Date.parse(deadline) <= Date.now();

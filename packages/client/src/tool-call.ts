@@ -16,6 +16,7 @@ import {
 } from "@toolnexus/core";
 import { smallest, timeoutReason } from "./budget.js";
 import { CallContext, stopCall } from "./call-signal.js";
+import { messageOf } from "./errors.js";
 import { type ToolTraceInfo, thrownResult, withThrown } from "./instrumentation.js";
 import type { Run, Settled } from "./run.js";
 import { suspend } from "./suspension.js";
@@ -35,11 +36,6 @@ function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object without output/isError" : `a ${typeof value}`;
-}
-
-export function messageOf(thrown: unknown): string {
-  if (thrown instanceof Error) return thrown.message || thrown.name;
-  return String(thrown);
 }
 
 /** An attempt that never ran the tool (bad arguments, unknown tool, a hook's own result). */

@@ -24,7 +24,6 @@ import type {
   Usage,
 } from "@toolnexus/core";
 import type { Instrumentation } from "./instrumentation.js";
-import type { WorkOptions, WorkSummary } from "./worker.js";
 
 export type {
   DoneResult,
@@ -184,6 +183,38 @@ export interface ResumeOptions {
    * from the model or from the answer's data.
    */
   by?: string;
+}
+
+/** Options of {@link Client.work}. */
+export interface WorkOptions {
+  /** Stops the worker: no new runs are claimed, and runs in progress are given back (`ready`). */
+  signal: AbortSignal;
+  /** Runs continued at once. Default 4. */
+  concurrency?: number;
+  /** How often to look for work when the store cannot notify (SQLite), in ms. Default 500. */
+  pollMs?: number;
+  /** A run that failed this many times in a row is ended `failed`. Default 5. */
+  maxFailures?: number;
+  /** Each run this worker continued to its next halt or its end. */
+  onResult?: (result: RunResult) => void;
+  /** Each run that stopped with an error; it was given back to be retried (or ended `failed`). */
+  onError?: (error: unknown, runId: string) => void;
+}
+
+/** What a worker did, when its signal stopped it. */
+export interface WorkSummary {
+  /** Runs claimed. */
+  claimed: number;
+  /** Runs that ended `done` or `incomplete`. */
+  finished: number;
+  /** Runs that halted again for answers. */
+  halted: number;
+  /** Runs that stopped with an error (and were given back). */
+  errors: number;
+  /** Runs ended `failed` after `maxFailures`. */
+  failed: number;
+  /** Runs stopped and ended `cancelled` because someone cancelled them (`client.cancel`). */
+  cancelled: number;
 }
 
 /** Everything that happens in a run, in order. `switch` on `type`. */
