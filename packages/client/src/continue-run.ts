@@ -9,9 +9,10 @@ import {
   type PendingCall,
   type Tool,
 } from "@toolnexus/core";
+import type { Settled } from "./call-outcome.js";
 import { settleAll } from "./fan-out.js";
 import { checkPending, findCall, REFUSED, toolFor } from "./preflight.js";
-import type { Run, Settled } from "./run.js";
+import type { Run } from "./run.js";
 import { afterAnswer, isExpired } from "./suspension.js";
 import type { RunResult } from "./types.js";
 

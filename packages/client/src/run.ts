@@ -22,6 +22,7 @@ import {
   type Usage,
 } from "@toolnexus/core";
 import { RunClock } from "./budget.js";
+import { rollUp, type Settled } from "./call-outcome.js";
 import { CallContext, EMIT } from "./call-signal.js";
 import type { ResolvedConfig } from "./config.js";
 import { messageOf, RunCancelledError, RunError } from "./errors.js";
@@ -31,18 +32,11 @@ import type { RunTrace } from "./instrumentation.js";
 import type { Journal } from "./journal.js";
 import { callModel } from "./model-call.js";
 import type { RunRecorder } from "./run-recorder.js";
-import { refuseCall, rollUp, settleCall } from "./tool-call.js";
+import { refuseCall, settleCall } from "./tool-call.js";
 import type { DoneResult, RunEvent, RunResult, ToolCallRecord } from "./types.js";
 
 /** The fields every RunResult has, whatever its status. */
 type SharedResultFields = Omit<DoneResult, "status">;
-
-/** How one tool call of a turn ended: a tool message, its record, and a pending call if it halted. */
-export interface Settled {
-  message: ToolMessage;
-  record?: ToolCallRecord;
-  pending?: Omit<PendingCall, "slot">;
-}
 
 /** The state a run starts from: fresh, or restored from a checkpoint. */
 export interface RunStart {

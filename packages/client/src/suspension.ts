@@ -14,10 +14,11 @@ import {
   type ToolMessage,
 } from "@toolnexus/core";
 import { smallest } from "./budget.js";
+import { final, recordCall, type Settled } from "./call-outcome.js";
 import { messageOf } from "./errors.js";
 import { fingerprint } from "./fingerprint.js";
-import type { Run, Settled } from "./run.js";
-import { type Attempt, attempt, CANCELLED, final, noRun, recordCall } from "./tool-call.js";
+import type { Run } from "./run.js";
+import { type Attempt, attempt, CANCELLED, noRun } from "./tool-attempt.js";
 
 export function isExpired(deadline: string | undefined): boolean {
   return deadline !== undefined && Date.parse(deadline) <= Date.now();
