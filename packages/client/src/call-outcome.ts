@@ -12,7 +12,7 @@ import {
   type Usage,
 } from "@toolnexus/core";
 import { messageOf } from "./errors.js";
-import type { Run } from "./run.js";
+import type { Run } from "./run-state.js";
 import type { Attempt } from "./tool-attempt.js";
 import type { Hooks, ToolCallRecord } from "./types.js";
 

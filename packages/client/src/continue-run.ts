@@ -11,9 +11,11 @@ import {
 } from "@toolnexus/core";
 import type { Settled } from "./call-outcome.js";
 import { settleAll } from "./fan-out.js";
+import { journalCall, replay } from "./journaled-call.js";
 import { checkPending, findCall, REFUSED, toolFor } from "./preflight.js";
-import type { Run } from "./run.js";
+import type { Run } from "./run-state.js";
 import { afterAnswer, isExpired } from "./suspension.js";
+import { finish, halt, loop, settleTurn } from "./turn-loop.js";
 import type { RunResult } from "./types.js";
 
 /**
@@ -42,13 +44,13 @@ export async function continueFrom(run: Run, claimed: ClaimedRun): Promise<RunRe
       if (call.argsError === undefined) toolFor(run.config, run.runId, call.id, call.name);
       run.attempts.set(callIdOf(call), since + 1);
     }
-    const halted = await run.settleTurn(last, journaled);
-    if (halted !== undefined) return run.halt(halted);
-    return run.loop();
+    const halted = await settleTurn(run, last, journaled);
+    if (halted !== undefined) return halt(run, halted);
+    return loop(run);
   }
   // The final turn was written (a conversation): only the end is left to do.
-  if (last?.role === "assistant") return run.finish({ status: "done" });
-  return run.loop();
+  if (last?.role === "assistant") return finish(run, { status: "done" });
+  return loop(run);
 }
 
 async function continueHalted(
@@ -72,7 +74,7 @@ async function continueHalted(
       const done = journaled.get(waiting.callId);
       let settled: Settled;
       if (done !== undefined) {
-        settled = run.replay(done);
+        settled = replay(run, done);
       } else {
         const given = answers.get(waiting.request.id);
         // An answer recorded in time wins over a deadline that passed since.
@@ -103,13 +105,13 @@ async function continueHalted(
           waiting.state,
           waiting.round,
         );
-        if (run.journal !== undefined) await run.journalCall(call.id, settled, waiting.request.id);
+        if (run.journal !== undefined) await journalCall(run, call.id, settled, waiting.request.id);
       }
       run.messages[waiting.slot] = settled.message;
       return settled.pending === undefined ? undefined : { ...settled.pending, slot: waiting.slot };
     },
   );
   const still = outcomes.filter((outcome): outcome is PendingCall => outcome !== undefined);
-  if (still.length > 0) return run.halt(still);
-  return run.loop();
+  if (still.length > 0) return halt(run, still);
+  return loop(run);
 }

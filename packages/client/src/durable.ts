@@ -19,7 +19,8 @@ import { RunCancelledError } from "./errors.js";
 import { traced } from "./instrumentation.js";
 import { errorInfo, Journal, retryDelayMs } from "./journal.js";
 import { checkBeforeClaim, checkClaimed, REFUSED } from "./preflight.js";
-import { Run, restoredStart } from "./run.js";
+import { Run, restoredStart } from "./run-state.js";
+import { loop } from "./turn-loop.js";
 import type { PendingResult, RunEvent, RunResult } from "./types.js";
 
 /** Runs `body` under the run's lease: on an error the run is given back, never lost. */
@@ -76,7 +77,7 @@ export async function startDurable(
   }
   const lease = await config.runs.start(run.checkpoint([]), config.owner, config.leaseMs);
   const journal = new Journal(config.runs, lease, config.leaseMs, 0, () => run.messages);
-  const result = await underLease(run, journal, () => run.loop());
+  const result = await underLease(run, journal, () => loop(run));
   if (run.readyAfterHalt) return settleRun(config, run.runId, signal, undefined);
   return result;
 }

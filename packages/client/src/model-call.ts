@@ -4,7 +4,7 @@ import type { Model, ModelCallOptions, ModelRequest, ModelResponse } from "@tool
 import { addUsage } from "@toolnexus/core";
 import { timeoutReason } from "./budget.js";
 import { messageOf, RunError } from "./errors.js";
-import type { Run } from "./run.js";
+import type { Run } from "./run-state.js";
 
 /** One model call; without hooks or a run deadline it takes one small async frame. */
 export function callModel(run: Run): Promise<ModelResponse | "timeout"> {

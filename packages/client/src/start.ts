@@ -3,7 +3,8 @@ import type { Message } from "@toolnexus/core";
 import type { ResolvedConfig } from "./config.js";
 import { startDurable } from "./durable.js";
 import { traced } from "./instrumentation.js";
-import { freshStart, Run } from "./run.js";
+import { freshStart, Run } from "./run-state.js";
+import { loop } from "./turn-loop.js";
 import type { Client, RunEvent, RunOptions, RunResult } from "./types.js";
 
 /** How a run starts, besides its prompt and options. */
@@ -70,7 +71,7 @@ export function startRun(
   );
   const { instrumentation } = config;
   if (instrumentation === undefined) {
-    return options.durable === true ? startDurable(config, run, signal) : run.loop();
+    return options.durable === true ? startDurable(config, run, signal) : loop(run);
   }
   run.trace = instrumentation.startRun({
     runId: run.runId,
@@ -83,6 +84,6 @@ export function startRun(
   });
   return traced(
     run.trace,
-    options.durable === true ? startDurable(config, run, signal) : run.loop(),
+    options.durable === true ? startDurable(config, run, signal) : loop(run),
   );
 }

@@ -17,7 +17,7 @@ import { smallest } from "./budget.js";
 import { final, recordCall, type Settled } from "./call-outcome.js";
 import { messageOf } from "./errors.js";
 import { fingerprint } from "./fingerprint.js";
-import type { Run } from "./run.js";
+import type { Run } from "./run-state.js";
 import { type Attempt, attempt, CANCELLED, noRun } from "./tool-attempt.js";
 
 export function isExpired(deadline: string | undefined): boolean {

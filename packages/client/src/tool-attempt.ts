@@ -13,7 +13,7 @@ import { smallest, timeoutReason } from "./budget.js";
 import { CallContext, stopCall } from "./call-signal.js";
 import { messageOf } from "./errors.js";
 import { type ToolTraceInfo, thrownResult, withThrown } from "./instrumentation.js";
-import type { Run } from "./run.js";
+import type { Run } from "./run-state.js";
 import type { Hooks } from "./types.js";
 
 /** One attempt at running a tool: its result and, for the record, how it went. */

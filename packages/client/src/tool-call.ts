@@ -13,7 +13,7 @@ import {
 import { final, type Settled } from "./call-outcome.js";
 import { CallContext } from "./call-signal.js";
 import { messageOf } from "./errors.js";
-import type { Run } from "./run.js";
+import type { Run } from "./run-state.js";
 import { suspend } from "./suspension.js";
 import { attempt, checked, noRun } from "./tool-attempt.js";
 

@@ -1,0 +1,270 @@
+// A run's state: its transcript, turns, usage, records, clock, signal and (durable) journal, and
+// the small things every layer above asks of it: emit an event, the error a stopped run
+// rejects with, a call's context, a checkpoint. It calls nothing above it; the turn loop
+// (turn-loop.ts), one call's life (tool-call.ts) and the model call (model-call.ts) act on it.
+import {
+  type Answer,
+  CHECKPOINT_VERSION,
+  type Checkpoint,
+  callIdOf,
+  copyWireData,
+  emptyUsage,
+  type Message,
+  type PendingCall,
+  type StopReason,
+  type ToolCall,
+  type ToolContext,
+  type ToolProgress,
+  type Usage,
+} from "@toolnexus/core";
+import { RunClock } from "./budget.js";
+import { CallContext, EMIT } from "./call-signal.js";
+import type { ResolvedConfig } from "./config.js";
+import { RunCancelledError, RunError } from "./errors.js";
+import { loopId } from "./ids.js";
+import type { RunTrace } from "./instrumentation.js";
+import type { Journal } from "./journal.js";
+import type { RunRecorder } from "./run-recorder.js";
+import type { RunEvent, ToolCallRecord } from "./types.js";
+
+/** The state a run starts from: fresh, or restored from a checkpoint. */
+export interface RunStart {
+  runId: string;
+  sessionId: string | undefined;
+  messages: Message[];
+  turns: number;
+  usage: Usage;
+  runExtra: Record<string, unknown> | undefined;
+  conversation: boolean;
+  /** ISO time the run started; a fresh run reads its clock only when it is checkpointed. */
+  createdAt?: string;
+  /** Why the model stopped on the last turn of `messages`, when a checkpoint recorded it. */
+  stopReason?: StopReason;
+  finishReason?: string;
+}
+
+/**
+ * One run of the loop, from a prompt or from a checkpoint. It owns the transcript and appends
+ * to it (never copies it), so a turn's cost does not grow with the conversation. Its fields are
+ * shared with the modules that run the loop, one call's life and suspensions.
+ */
+export class Run {
+  readonly runId: string;
+  readonly sessionId: string | undefined;
+  readonly messages: Message[];
+  turns: number;
+  usage: Usage;
+  readonly runExtra: Record<string, unknown> | undefined;
+  readonly extra: Record<string, unknown> | undefined;
+  readonly conversation: boolean;
+  readonly records: ToolCallRecord[] = [];
+  readonly clock: RunClock;
+  /** Set when a call was stopped by the run's own deadline (timers may fire a hair early). */
+  outOfTime = false;
+  /** Whether anyone receives events; when nobody does, the loop does not build them. */
+  listening: boolean;
+  /** A durable run's events for followers (a store with `appendEvents`); else undefined. */
+  recorder: RunRecorder | undefined;
+  /** Aborts when the caller cancels, or (durable runs) when the lease is lost. */
+  signal: AbortSignal | undefined;
+  /** Present when the run is durable: every step is written through it. */
+  journal: Journal | undefined;
+  /** Executions of calls run again after a takeover or an answer (call id -> attempt). */
+  attempts: Map<string, number> | undefined;
+  /** This run's tracing, when the client has an instrumentation. */
+  trace: RunTrace | undefined;
+  /** Set when a halt found answers already recorded: the run can continue at once. */
+  readyAfterHalt = false;
+  /** Why the model stopped on its last turn (normalized, and as the provider sent it). */
+  stopReason: StopReason | undefined;
+  finishReason: string | undefined;
+  private createdAt: string | undefined;
+  private readonly startedMs: number;
+  /**
+   * Ids (`callIdOf`) of the run's calls in `messages[0, scannedTo)`; made at a second turn.
+   * Kept up to date by assistant-turn.ts only.
+   */
+  callIds: Set<string> | undefined;
+  /** Where this run's own messages start, then how far `callIds` has read. */
+  scannedTo: number;
+
+  constructor(
+    readonly config: ResolvedConfig,
+    start: RunStart,
+    signal: AbortSignal | undefined,
+    private readonly sink: ((event: RunEvent) => void) | undefined,
+    readonly streaming: boolean,
+  ) {
+    this.runId = start.runId;
+    this.sessionId = start.sessionId;
+    this.messages = start.messages;
+    this.turns = start.turns;
+    this.usage = start.usage;
+    this.runExtra = start.runExtra;
+    this.conversation = start.conversation;
+    this.createdAt = start.createdAt;
+    this.stopReason = start.stopReason;
+    this.finishReason = start.finishReason;
+    this.startedMs = start.createdAt === undefined ? Date.now() : 0;
+    // A fresh run's history holds other runs' calls; a restored run cannot tell them apart
+    // from its own and counts them all (ids only need to be unique, not minimal).
+    this.scannedTo = start.createdAt === undefined ? start.messages.length : 0;
+    this.extra =
+      config.extra === undefined
+        ? start.runExtra
+        : start.runExtra === undefined
+          ? config.extra
+          : { ...config.extra, ...start.runExtra };
+    this.clock = new RunClock(config.timeoutMs);
+    this.listening = config.listens || sink !== undefined;
+    this.signal = signal;
+  }
+
+  /** Makes the run durable: its writes go through `journal`, and a lost lease stops it. */
+  attach(journal: Journal): void {
+    this.journal = journal;
+    // Only durable runs record events: a run in memory builds none.
+    if (journal.recorder !== undefined) {
+      this.recorder = journal.recorder;
+      this.listening = true;
+    }
+    this.signal =
+      this.signal === undefined ? journal.signal : AbortSignal.any([this.signal, journal.signal]);
+  }
+
+  emit(event: RunEvent): void {
+    this.config.emit(event);
+    this.sink?.(event);
+    this.recorder?.take(event);
+  }
+
+  /** What a stopped run rejects with: the lease was lost, or the caller cancelled. */
+  cancelled(): RunError {
+    const lost = this.journal?.lost;
+    if (lost !== undefined) {
+      return new RunError("lease_lost", lost.message, this.messages, this.runId, lost);
+    }
+    const cancel = this.journal?.cancel;
+    return new RunCancelledError(this.messages, this.runId, this.signal?.reason, cancel);
+  }
+
+  /** True for the errors that mean "stop this run now", which nothing may turn into a result. */
+  isStop(thrown: unknown): boolean {
+    return (
+      thrown instanceof RunCancelledError ||
+      (thrown instanceof RunError && thrown.code === "lease_lost")
+    );
+  }
+
+  attemptOf(call: ToolCall): number {
+    return this.attempts === undefined ? 1 : (this.attempts.get(callIdOf(call)) ?? 1);
+  }
+
+  /** The context of one call, without its budget (set per attempt). */
+  context(call: ToolCall, messageId: string, answer?: Answer): ToolContext {
+    return this.fill(
+      { messageId, callId: callIdOf(call), runId: this.runId, attempt: this.attemptOf(call) },
+      answer,
+    );
+  }
+
+  /** Fills in the fields a call's context gets from the run. */
+  fill<T extends ToolContext>(ctx: T, answer: Answer | undefined, state?: unknown): T {
+    // A sub-agent's events reach this run's listeners through its context.
+    if (this.listening && ctx instanceof CallContext) {
+      Object.defineProperty(ctx, EMIT, { value: (event: RunEvent) => this.emit(event) });
+      const { callId } = ctx;
+      ctx.progress = (update) => this.progress(callId, update);
+    }
+    if (this.trace !== undefined) {
+      const trace = this.trace;
+      const { callId } = ctx;
+      // The tool's own span when the instrumentation has one, else the run's.
+      ctx.traceCarrier = () =>
+        (callId === undefined ? undefined : trace.toolCarrier?.(callId)) ?? trace.carrier();
+    }
+    if (this.sessionId !== undefined) ctx.sessionId = this.sessionId;
+    if (this.config.agent !== undefined) ctx.agent = this.config.agent;
+    if (this.extra !== undefined) ctx.extra = this.extra;
+    if (answer !== undefined) ctx.answer = answer;
+    if (state !== undefined) ctx.resumeState = state;
+    return ctx;
+  }
+
+  /** A tool's progress report (`ctx.progress`) as a `progress` event; malformed ones are dropped. */
+  private progress(callId: string, update: ToolProgress): void {
+    if (typeof update?.progress !== "number" || !Number.isFinite(update.progress)) return;
+    const event: Extract<RunEvent, { type: "progress" }> = {
+      type: "progress",
+      callId,
+      progress: update.progress,
+    };
+    if (typeof update.total === "number" && Number.isFinite(update.total))
+      event.total = update.total;
+    if (typeof update.message === "string") event.message = update.message;
+    this.emit(event);
+  }
+
+  /** The run's state as a checkpoint, halted on `pending` (or between steps when empty). */
+  checkpoint(pending: PendingCall[]): Checkpoint {
+    this.createdAt ??= new Date(this.startedMs).toISOString();
+    const checkpoint: Checkpoint = {
+      version: CHECKPOINT_VERSION,
+      runId: this.runId,
+      createdAt: this.createdAt,
+      messages: this.messages,
+      pending,
+      turns: this.turns,
+      usage: this.usage,
+      leaseToken: this.journal?.lease.token ?? 0,
+    };
+    if (this.sessionId !== undefined) checkpoint.sessionId = this.sessionId;
+    if (this.config.agent !== undefined) checkpoint.agent = this.config.agent;
+    if (this.runExtra !== undefined) {
+      // Kept when it is plain JSON (a copy, read once); a handle or a function is left out.
+      const copied = copyWireData(this.runExtra, "extra");
+      if ("value" in copied) checkpoint.extra = copied.value as Record<string, unknown>;
+    }
+    if (this.conversation) checkpoint.conversation = true;
+    const carrier = this.trace?.carrier();
+    if (carrier !== undefined) checkpoint.trace = carrier;
+    if (this.stopReason !== undefined) checkpoint.stopReason = this.stopReason;
+    if (this.finishReason !== undefined) checkpoint.finishReason = this.finishReason;
+    return checkpoint;
+  }
+}
+
+/** A fresh run's starting state. */
+export function freshStart(
+  sessionId: string | undefined,
+  messages: Message[],
+  runExtra: Record<string, unknown> | undefined,
+  conversation: boolean,
+  runId?: string,
+): RunStart {
+  return {
+    runId: runId ?? loopId("run"),
+    sessionId,
+    messages,
+    turns: 0,
+    usage: emptyUsage(),
+    runExtra,
+    conversation,
+  };
+}
+
+/** The starting state of a run restored from a checkpoint. */
+export function restoredStart(checkpoint: Checkpoint): RunStart {
+  return {
+    runId: checkpoint.runId,
+    sessionId: checkpoint.sessionId,
+    messages: checkpoint.messages,
+    turns: checkpoint.turns,
+    usage: checkpoint.usage,
+    runExtra: checkpoint.extra,
+    conversation: checkpoint.conversation === true,
+    createdAt: checkpoint.createdAt,
+    ...(checkpoint.stopReason === undefined ? {} : { stopReason: checkpoint.stopReason }),
+    ...(checkpoint.finishReason === undefined ? {} : { finishReason: checkpoint.finishReason }),
+  };
+}

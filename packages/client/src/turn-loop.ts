@@ -1,0 +1,196 @@
+// The turn loop: call the model, run the tools it asks for, repeat; halt for humans or finish.
+// The run's state is in run-state.ts, the model call in model-call.ts, one call's life in
+// tool-call.ts, a durable run's journaled calls in journaled-call.ts; continuing a claimed run
+// (continue-run.ts) and durable starts (durable.ts) build on this file.
+import type { AssistantMessage, FinishedResult, JournalEntry, PendingCall } from "@toolnexus/core";
+import { appendAssistant } from "./assistant-turn.js";
+import type { Settled } from "./call-outcome.js";
+import { messageOf, RunError } from "./errors.js";
+import { settleAll } from "./fan-out.js";
+import { replay, settleJournaled } from "./journaled-call.js";
+import { callModel } from "./model-call.js";
+import type { Run } from "./run-state.js";
+import { refuseCall, settleCall } from "./tool-call.js";
+import type { DoneResult, RunResult } from "./types.js";
+
+/** The fields every RunResult has, whatever its status. */
+type SharedResultFields = Omit<DoneResult, "status">;
+
+/** The loop: call the model, run the tools it asks for, repeat. */
+export async function loop(run: Run): Promise<RunResult> {
+  const { maxTurns } = run.config;
+  for (;;) {
+    if (run.turns >= maxTurns) return finish(run, { status: "incomplete", limit: "maxTurns" });
+    const left = run.clock.remaining();
+    if (run.outOfTime || (left !== undefined && left <= 0)) {
+      return finish(run, { status: "incomplete", limit: "timeout" });
+    }
+    run.recorder?.beginTurn(run.turns + 1);
+    const response = await callModel(run);
+    if (response === "timeout") return finish(run, { status: "incomplete", limit: "timeout" });
+    run.turns++;
+    const assistant = appendAssistant(run, response);
+    if (assistant.toolCalls === undefined) return finish(run, { status: "done" });
+    // A durable run writes the turn before its calls start, so a worker that takes it over
+    // knows which calls were in flight.
+    if (run.journal !== undefined) await run.journal.step(run.checkpoint([]));
+    const halted = await settleTurn(run, assistant, undefined);
+    if (halted !== undefined) return halt(run, halted);
+  }
+}
+
+/**
+ * Runs the calls of a turn (skipping those already journaled), then appends their tool
+ * messages in call order. Returns the calls that halted, if any.
+ */
+export async function settleTurn(
+  run: Run,
+  assistant: AssistantMessage,
+  journaled: ReadonlyMap<string, JournalEntry> | undefined,
+): Promise<PendingCall[] | undefined> {
+  const calls = assistant.toolCalls!;
+  const { maxConcurrentTools, maxToolCallsPerTurn } = run.config;
+  const asked = calls.length;
+  let settled: Settled[];
+  if (run.journal === undefined) {
+    settled =
+      asked === 1
+        ? [await settleCall(run, calls[0]!, assistant.id)]
+        : await settleAll(asked, maxConcurrentTools, (i) =>
+            i < maxToolCallsPerTurn
+              ? settleCall(run, calls[i]!, assistant.id)
+              : refuseCall(run, calls[i]!, assistant.id, asked),
+          );
+  } else {
+    settled = await settleAll(asked, maxConcurrentTools, (i) => {
+      const call = calls[i]!;
+      const done = journaled?.get(call.id);
+      if (done !== undefined) return replay(run, done);
+      return settleJournaled(
+        run,
+        call,
+        assistant.id,
+        undefined,
+        i < maxToolCallsPerTurn ? 0 : asked,
+      );
+    });
+  }
+  let halted: PendingCall[] | undefined;
+  for (const outcome of settled) {
+    const slot = run.messages.push(outcome.message) - 1;
+    if (outcome.pending === undefined) continue;
+    halted ??= [];
+    halted.push({ ...outcome.pending, slot });
+  }
+  return halted;
+}
+
+/** Save a checkpoint, then report the halt. */
+export async function halt(run: Run, calls: PendingCall[]): Promise<RunResult> {
+  const checkpoint = run.checkpoint(calls);
+  const state =
+    run.journal !== undefined
+      ? await run.journal.halt(checkpoint)
+      : await storeWrite(run, "save the checkpoint of", () => run.config.runs.halt(checkpoint));
+  // Cancelled while it worked: nobody is asked anything.
+  if (run.journal?.cancel !== undefined) throw run.cancelled();
+  if (state === "ready") run.readyAfterHalt = true;
+  const pendings = calls.map((call) => call.request);
+  const first = pendings[0]!;
+  const result: RunResult = withBase(
+    run,
+    { status: "pending", pending: first, pendings },
+    first.prompt,
+  );
+  if (run.listening) run.emit({ type: "done", result });
+  return result;
+}
+
+async function storeWrite<T>(run: Run, what: string, write: () => T | Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (thrown) {
+    throw new RunError(
+      "store_failed",
+      `could not ${what} run ${run.runId}: ${messageOf(thrown)}`,
+      run.messages,
+      run.runId,
+      thrown,
+    );
+  }
+}
+
+/**
+ * Completes a result by assigning the fields every status shares. Assigned, not spread: on
+ * Node 20 `{ ...end, ...base }` takes V8's slow path and cost more than the rest of a run.
+ */
+function withBase<T extends object>(run: Run, head: T, text: string): T & SharedResultFields {
+  const result = head as T & SharedResultFields;
+  result.text = text;
+  result.messages = run.messages;
+  result.toolCalls = run.records;
+  result.turns = run.turns;
+  result.usage = run.usage;
+  result.model = run.config.model.id;
+  result.runId = run.runId;
+  result.sessionId = run.sessionId;
+  return result;
+}
+
+/** The run ended (answered, or a limit stopped it): its result, saved first when it must be. */
+export function finish(
+  run: Run,
+  end: { status: "done" } | { status: "incomplete"; limit: "maxTurns" | "timeout" },
+): RunResult | Promise<RunResult> {
+  let text = "";
+  for (let i = run.messages.length - 1; i >= 0; i--) {
+    const message = run.messages[i]!;
+    if (message.role === "assistant") {
+      text = message.content;
+      break;
+    }
+  }
+  const result = withBase(
+    run,
+    end.status === "done" ? doneHead(run) : { status: "incomplete", limit: end.limit },
+    text,
+  ) as FinishedResult;
+  if ((run.conversation && run.sessionId !== undefined) || run.journal !== undefined) {
+    return saveThenEnd(run, result);
+  }
+  if (run.listening) run.emit({ type: "done", result });
+  return result;
+}
+
+/** A done result's own fields: why the model stopped, when it said. */
+function doneHead(run: Run): Pick<DoneResult, "status" | "stopReason" | "finishReason"> {
+  const head: Pick<DoneResult, "status" | "stopReason" | "finishReason"> = { status: "done" };
+  if (run.stopReason !== undefined) head.stopReason = run.stopReason;
+  if (run.finishReason !== undefined) head.finishReason = run.finishReason;
+  return head;
+}
+
+/** `ask` saves the session's transcript, a durable run its result, before reporting the end. */
+async function saveThenEnd(run: Run, result: FinishedResult): Promise<RunResult> {
+  const { sessionId } = run;
+  if (run.conversation && sessionId !== undefined) {
+    // A durable conversation writes its final turn first, so a takeover does not ask the
+    // model again for an answer the conversation may already hold.
+    if (run.journal !== undefined && result.status === "done")
+      await run.journal.step(run.checkpoint([]));
+    try {
+      await run.config.conversations.save(sessionId, run.messages);
+    } catch (thrown) {
+      throw new RunError(
+        "store_failed",
+        `could not save the conversation of session ${sessionId}: ${messageOf(thrown)}`,
+        run.messages,
+        run.runId,
+        thrown,
+      );
+    }
+  }
+  if (run.journal !== undefined) await run.journal.finish({ state: "done", result });
+  if (run.listening) run.emit({ type: "done", result });
+  return result;
+}
