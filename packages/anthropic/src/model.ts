@@ -1,31 +1,10 @@
-import type {
-  Model,
-  ModelCallOptions,
-  ModelRequest,
-  ModelResponse,
-  ModelStreamPart,
-} from "@toolnexus/core";
+import type { Model } from "@toolnexus/core";
 import {
-  checkBaseUrl,
-  credentialValues,
-  type FetchFunction,
-  type HttpSettings,
-  hasCredentialHeader,
-  isLoopbackUrl,
+  defineHttpModel,
+  type HttpModelOptions,
   joinUrl,
-  limitOptions,
-  MissingApiKeyError,
-  mergeHeaders,
-  parseEventData,
-  postForStream,
-  postJson,
   RETRY_STATUSES,
-  readEnv,
-  refuseUrlCredentials,
-  retryOptions,
-  streamEvents,
   urlPath,
-  userAgent,
 } from "@toolnexus/provider-utils";
 import { messagesRequestBody } from "./request.js";
 import { parseMessage } from "./response.js";
@@ -42,7 +21,7 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 export const DEFAULT_MAX_TOKENS = 4096;
 
 /** Options of {@link anthropic}. */
-export interface AnthropicOptions {
+export interface AnthropicOptions extends HttpModelOptions {
   /** The model name, e.g. `"claude-sonnet-4-5"` or `"claude-haiku-4-5"`. */
   model: string;
   /**
@@ -63,8 +42,6 @@ export interface AnthropicOptions {
    * included.
    */
   headers?: Record<string, string>;
-  /** The `fetch` to use; defaults to the global one. */
-  fetch?: FetchFunction;
   /** `max_tokens` of every request. Default 4096. */
   maxTokens?: number;
   /**
@@ -72,28 +49,6 @@ export interface AnthropicOptions {
    * errors. Default 2.
    */
   retries?: number;
-  /** Base of the exponential backoff between retries, in ms. Default 500. */
-  retryBaseMs?: number;
-  /**
-   * The longest wait before a retry, in ms, whatever the server asks for in `retry-after-ms` or
-   * `Retry-After` (a `Retry-After: 3600` must not stall a run for an hour). Default 60000.
-   */
-  maxRetryDelayMs?: number;
-  /**
-   * How much of an error response's body is read, in bytes (the rest is never downloaded; the
-   * error's message is cut further, to 2000 characters). Default 65536 (64 KiB).
-   */
-  maxErrorBodyBytes?: number;
-  /**
-   * The largest single streamed event, in bytes: a larger one stops the stream with a
-   * `ProviderError` of code `"provider_limit"`, without reading it whole. Default 16 MiB.
-   */
-  maxEventBytes?: number;
-  /**
-   * The largest non-streamed answer, in bytes: a larger one is a `ProviderError` of code
-   * `"provider_limit"`, without reading it whole. Default 64 MiB.
-   */
-  maxResponseBytes?: number;
   /**
    * Extra body keys merged into every request (e.g. `tool_choice`, `stop_sequences`, `metadata`,
    * `thinking`). They win over the adapter's own keys, `system` and `max_tokens` included,
@@ -124,98 +79,48 @@ const STATUSES = [...RETRY_STATUSES, 529];
  * const model = anthropic({ model: "claude-sonnet-4-5" }); // reads ANTHROPIC_API_KEY
  */
 export function anthropic(options: AnthropicOptions): Model {
-  if (typeof options?.model !== "string" || options.model.trim() === "") {
-    throw new TypeError('anthropic: "model" must be a non-empty string, e.g. "claude-sonnet-4-5"');
-  }
-  const givenBaseUrl =
-    options.baseUrl === undefined ? undefined : checkBaseUrl(PROVIDER, "baseUrl", options.baseUrl);
-  // A base URL from the environment is read at each call, but credentials in it fail now.
-  if (givenBaseUrl === undefined) {
-    const env = readEnv("ANTHROPIC_BASE_URL");
-    if (env !== undefined) refuseUrlCredentials(PROVIDER, "ANTHROPIC_BASE_URL", env);
-  }
-  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) {
-    throw new TypeError(`anthropic: maxTokens must be a whole number >= 1, got ${maxTokens}`);
-  }
-  const { retries, retryBaseMs, maxRetryDelayMs } = retryOptions(PROVIDER, options);
-  const limits = limitOptions(PROVIDER, options);
-  const model = options.model;
-  const requestParams = { ...options.requestParams };
-  const extraHeaders = mergeHeaders(options.headers);
-  const agent = userAgent("toolnexus-anthropic", VERSION);
-
-  const prepare = (signal: AbortSignal | undefined) => {
-    const envBaseUrl = readEnv("ANTHROPIC_BASE_URL");
-    const baseUrl =
-      givenBaseUrl ??
-      (envBaseUrl === undefined
-        ? ANTHROPIC_BASE_URL
-        : checkBaseUrl(PROVIDER, "ANTHROPIC_BASE_URL", envBaseUrl));
-    const apiKey = resolveKey(options.apiKey, baseUrl, extraHeaders);
-    const headers = mergeHeaders(
-      { "content-type": "application/json", "anthropic-version": ANTHROPIC_VERSION },
-      agent === undefined ? undefined : { "user-agent": agent },
-      apiKey === undefined ? undefined : { "x-api-key": apiKey },
-      extraHeaders,
-    );
-    const secrets = [...(apiKey === undefined ? [] : [apiKey]), ...credentialValues(headers)];
-    const http: HttpSettings = {
-      provider: PROVIDER,
-      fetch: options.fetch,
-      retries,
-      retryBaseMs,
-      maxRetryDelayMs,
-      ...limits,
-      retryStatuses: STATUSES,
-      secrets,
-    };
-    return { url: messagesUrl(baseUrl), headers, signal, http };
-  };
-
-  return {
-    id: options.id ?? `${PROVIDER}:${model}`,
-    provider: GENAI_PROVIDER,
-
-    async generate(request: ModelRequest, call?: ModelCallOptions): Promise<ModelResponse> {
-      const { http, ...post } = prepare(call?.signal);
-      const body = messagesRequestBody(model, maxTokens, request, requestParams, false);
-      const json = await postJson({ ...post, body }, http);
-      return parseMessage(json, http);
-    },
-
-    async *stream(request: ModelRequest, call?: ModelCallOptions): AsyncGenerator<ModelStreamPart> {
-      const { http, ...post } = prepare(call?.signal);
-      const body = messagesRequestBody(model, maxTokens, request, requestParams, true);
-      const response = await postForStream({ ...post, body }, http);
-      const assembler = new MessageStreamAssembler(http);
-      for await (const event of streamEvents(response, call?.signal, http)) {
-        yield* assembler.push(parseEventData(event, http));
-        if (assembler.stopped) break;
-      }
-      yield* assembler.end();
-    },
-  };
+  return messagesModel(options);
 }
+
+const messagesModel = defineHttpModel<AnthropicOptions>({
+  provider: PROVIDER,
+  genAiProvider: GENAI_PROVIDER,
+  exampleModel: "claude-sonnet-4-5",
+  userAgent: { product: "toolnexus-anthropic", version: VERSION },
+  baseUrl: { env: "ANTHROPIC_BASE_URL", default: ANTHROPIC_BASE_URL },
+  apiKey: { env: ["ANTHROPIC_API_KEY"], header: (apiKey) => ({ "x-api-key": apiKey }) },
+  headers: { "anthropic-version": ANTHROPIC_VERSION },
+  retryStatuses: STATUSES,
+  check: (options) => {
+    const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
+    if (!Number.isInteger(maxTokens) || maxTokens < 1) {
+      throw new TypeError(`anthropic: maxTokens must be a whole number >= 1, got ${maxTokens}`);
+    }
+  },
+  url: (baseUrl) => messagesUrl(baseUrl),
+  request: (request, { model, requestParams, stream, options }) =>
+    messagesRequestBody(
+      model,
+      options.maxTokens ?? DEFAULT_MAX_TOKENS,
+      request,
+      requestParams,
+      stream,
+    ),
+  response: parseMessage,
+  stream: (context) => {
+    const assembler = new MessageStreamAssembler(context);
+    // Reading stops at `message_stop`: nothing after it belongs to this message.
+    return {
+      push: (data) => assembler.push(data),
+      end: () => assembler.end(),
+      get done() {
+        return assembler.stopped;
+      },
+    };
+  },
+});
 
 /** `{baseUrl}/v1/messages`, or `{baseUrl}/messages` when the base URL already ends in `/v1`. */
 export function messagesUrl(baseUrl: string): string {
   return joinUrl(baseUrl, urlPath(baseUrl).endsWith("/v1") ? "messages" : "v1/messages");
-}
-
-/**
- * The API key to send as `x-api-key`: the given one, else `ANTHROPIC_API_KEY` unless the
- * caller's headers carry their own credentials (a gateway's bearer token, an `x-api-key`).
- */
-function resolveKey(
-  givenKey: string | undefined,
-  baseUrl: string,
-  headers: Readonly<Record<string, string>>,
-): string | undefined {
-  if (givenKey !== undefined && givenKey !== "") return givenKey;
-  if (hasCredentialHeader(headers)) return undefined;
-  const key = readEnv("ANTHROPIC_API_KEY");
-  if (key !== undefined) return key;
-  if (isLoopbackUrl(baseUrl)) return undefined;
-  throw new MissingApiKeyError(PROVIDER, ["ANTHROPIC_API_KEY"]);
 }

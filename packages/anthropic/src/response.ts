@@ -8,17 +8,16 @@ import {
 import {
   asRecord,
   tokenCount as count,
+  malformedResponse,
+  type ParseContext,
   ProviderError,
   usageFromCounts,
 } from "@toolnexus/provider-utils";
 import { type AnthropicProviderData, PROVIDER_DATA_KEY } from "./request.js";
 import type { RedactedThinkingBlockParam, ThinkingBlockParam } from "./wire.js";
 
-/** Who is parsing: the adapter's name and the secrets to keep out of error messages. */
-export interface ParseContext {
-  provider: string;
-  secrets: readonly string[];
-}
+/** Who is parsing (the stream assemblers take it from here). */
+export type { ParseContext };
 
 /**
  * Reads a Messages API response: the text blocks joined, the `tool_use` blocks as tool calls
@@ -29,9 +28,10 @@ export interface ParseContext {
  */
 export function parseMessage(json: unknown, context: ParseContext): ModelResponse {
   const body = asRecord(json);
-  if (body === undefined) throw malformed(context, "the response is not a JSON object");
+  if (body === undefined) throw malformedResponse(context, "the response is not a JSON object");
   if (body.type === "error") throw errorEvent(body, context, "provider_response");
-  if (!Array.isArray(body.content)) throw malformed(context, "the response has no content array");
+  if (!Array.isArray(body.content))
+    throw malformedResponse(context, "the response has no content array");
 
   let text = "";
   const toolCalls: ToolCall[] = [];
@@ -189,10 +189,4 @@ export function errorEvent(
     `${context.provider}: the provider reported an error${type}: ${providerMessage}`,
     init,
   );
-}
-
-function malformed(context: ParseContext, problem: string): ProviderError {
-  return new ProviderError("provider_response", `${context.provider}: ${problem}`, {
-    provider: context.provider,
-  });
 }

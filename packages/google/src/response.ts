@@ -9,17 +9,16 @@ import {
 import {
   asRecord,
   tokenCount as count,
+  malformedResponse,
+  type ParseContext,
   ProviderError,
   usageFromCounts,
 } from "@toolnexus/provider-utils";
 import { type GoogleProviderData, PROVIDER_DATA_KEY } from "./request.js";
 import type { Part } from "./wire.js";
 
-/** Who is parsing: the adapter's name and the secrets to keep out of error messages. */
-export interface ParseContext {
-  provider: string;
-  secrets: readonly string[];
-}
+/** Who is parsing (the stream assemblers take it from here). */
+export type { ParseContext };
 
 /**
  * Folds the parts of one reply (all of a `generateContent` answer, or the parts of each stream
@@ -120,7 +119,7 @@ export class PartsAccumulator {
  */
 export function parseGenerateContent(json: unknown, context: ParseContext): ModelResponse {
   const body = asRecord(json);
-  if (body === undefined) throw malformed(context, "the response is not a JSON object");
+  if (body === undefined) throw malformedResponse(context, "the response is not a JSON object");
   throwIfErrorBody(body, context, "provider_response");
   const responseId =
     typeof body.responseId === "string" && body.responseId !== "" ? body.responseId : undefined;
@@ -128,7 +127,7 @@ export function parseGenerateContent(json: unknown, context: ParseContext): Mode
   const candidate = asRecord(candidates[0]);
   const blockReason = asRecord(body.promptFeedback)?.blockReason;
   if (candidate === undefined && typeof blockReason !== "string") {
-    throw malformed(context, "the response has no candidates");
+    throw malformedResponse(context, "the response has no candidates");
   }
   const parts = new PartsAccumulator(callIdPrefix(responseId));
   parts.push(asRecord(candidate?.content)?.parts);
@@ -267,10 +266,4 @@ export function errorReason(error: Record<string, unknown>): string | undefined 
     if (typeof detail?.reason === "string" && detail.reason !== "") return detail.reason;
   }
   return undefined;
-}
-
-function malformed(context: ParseContext, problem: string): ProviderError {
-  return new ProviderError("provider_response", `${context.provider}: ${problem}`, {
-    provider: context.provider,
-  });
 }

@@ -1,29 +1,14 @@
-import type {
-  Model,
-  ModelCallOptions,
-  ModelRequest,
-  ModelResponse,
-  ModelStreamPart,
-} from "@toolnexus/core";
+import type { Model } from "@toolnexus/core";
 import {
   checkBaseUrl,
-  credentialValues,
-  type FetchFunction,
-  type HttpSettings,
+  defineHttpModel,
+  type HttpModelOptions,
+  type HttpModelSpec,
   hasCredentialHeader,
   isLoopbackUrl,
   joinUrl,
-  limitOptions,
   MissingApiKeyError,
-  mergeHeaders,
-  parseEventData,
-  postForStream,
-  postJson,
   readEnv,
-  refuseUrlCredentials,
-  retryOptions,
-  streamEvents,
-  userAgent,
 } from "@toolnexus/provider-utils";
 import { chatRequestBody, type MaxTokensKey } from "./request.js";
 import { parseChatCompletion } from "./response.js";
@@ -37,7 +22,7 @@ export const OPENAI_BASE_URL = "https://api.openai.com/v1";
 export const OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1";
 
 /** Options of {@link openai}. */
-export interface OpenAIOptions {
+export interface OpenAIOptions extends HttpModelOptions {
   /** The model name the server knows, e.g. `"gpt-4o-mini"`, `"qwen2.5:7b"`, `"openai/gpt-4o"`. */
   model: string;
   /**
@@ -60,32 +45,6 @@ export interface OpenAIOptions {
    * (default `toolnexus-openai/<version> node/<version>`) and `authorization` included.
    */
   headers?: Record<string, string>;
-  /** The `fetch` to use; defaults to the global one. */
-  fetch?: FetchFunction;
-  /** Retries after the first attempt on 429, 500, 502, 503, 504 and network errors. Default 2. */
-  retries?: number;
-  /** Base of the exponential backoff between retries, in ms. Default 500. */
-  retryBaseMs?: number;
-  /**
-   * The longest wait before a retry, in ms, whatever the server asks for in `retry-after-ms` or
-   * `Retry-After` (a `Retry-After: 3600` must not stall a run for an hour). Default 60000.
-   */
-  maxRetryDelayMs?: number;
-  /**
-   * How much of an error response's body is read, in bytes (the rest is never downloaded; the
-   * error's message is cut further, to 2000 characters). Default 65536 (64 KiB).
-   */
-  maxErrorBodyBytes?: number;
-  /**
-   * The largest single streamed event, in bytes: a larger one stops the stream with a
-   * `ProviderError` of code `"provider_limit"`, without reading it whole. Default 16 MiB.
-   */
-  maxEventBytes?: number;
-  /**
-   * The largest non-streamed answer, in bytes: a larger one is a `ProviderError` of code
-   * `"provider_limit"`, without reading it whole. Default 64 MiB.
-   */
-  maxResponseBytes?: number;
   /**
    * Extra body keys merged into every request (e.g. `temperature`, `max_tokens`, `seed`,
    * `tool_choice: "required"`). They win over the adapter's own keys, except `messages`,
@@ -114,72 +73,36 @@ export const GENAI_PROVIDER = "openai";
  * const local = openai({ model: "qwen2.5:7b", baseUrl: "http://localhost:11434/v1" });
  */
 export function openai(options: OpenAIOptions): Model {
-  if (typeof options?.model !== "string" || options.model.trim() === "") {
-    throw new TypeError('openai: "model" must be a non-empty string, e.g. "gpt-4o-mini"');
-  }
-  const givenBaseUrl =
-    options.baseUrl === undefined ? undefined : checkBaseUrl(PROVIDER, "baseUrl", options.baseUrl);
-  // A base URL from the environment is read at each call, but credentials in it fail now.
-  if (givenBaseUrl === undefined) {
-    const env = readEnv("OPENAI_BASE_URL");
-    if (env !== undefined) refuseUrlCredentials(PROVIDER, "OPENAI_BASE_URL", env);
-  }
-  const { retries, retryBaseMs, maxRetryDelayMs } = retryOptions(PROVIDER, options);
-  const limits = limitOptions(PROVIDER, options);
-  const model = options.model;
-  const requestParams = { ...options.requestParams };
-  const extraHeaders = mergeHeaders(options.headers);
-  const agent = userAgent("toolnexus-openai", VERSION);
+  return chatModel(options);
+}
 
-  const prepare = (signal: AbortSignal | undefined) => {
-    const { baseUrl, apiKey } = resolveEndpoint(givenBaseUrl, options.apiKey, extraHeaders);
-    const headers = mergeHeaders(
-      { "content-type": "application/json" },
-      agent === undefined ? undefined : { "user-agent": agent },
-      apiKey === undefined ? undefined : { authorization: `Bearer ${apiKey}` },
-      extraHeaders,
-    );
-    const secrets = [...(apiKey === undefined ? [] : [apiKey]), ...credentialValues(headers)];
-    const http: HttpSettings = {
-      provider: PROVIDER,
-      fetch: options.fetch,
-      retries,
-      retryBaseMs,
-      maxRetryDelayMs,
-      ...limits,
-      secrets,
-    };
-    const maxTokensKey: MaxTokensKey = isOpenAI(baseUrl) ? "max_completion_tokens" : "max_tokens";
-    return { url: joinUrl(baseUrl, "chat/completions"), headers, signal, http, maxTokensKey };
-  };
+/** What both OpenAI APIs share: names, and the key and base URL rules of {@link resolveEndpoint}. */
+export const OPENAI_SPEC: Pick<
+  HttpModelSpec<OpenAIOptions>,
+  "provider" | "genAiProvider" | "userAgent" | "baseUrl" | "apiKey" | "endpoint"
+> = {
+  provider: PROVIDER,
+  genAiProvider: GENAI_PROVIDER,
+  userAgent: { product: "toolnexus-openai", version: VERSION },
+  baseUrl: { env: "OPENAI_BASE_URL", default: OPENAI_BASE_URL },
+  apiKey: { env: ["OPENAI_API_KEY"], header: (apiKey) => ({ authorization: `Bearer ${apiKey}` }) },
+  endpoint: ({ baseUrl, apiKey, headers }) => resolveEndpoint(baseUrl, apiKey, headers),
+};
 
-  return {
-    id: options.id ?? `${PROVIDER}:${model}`,
-    provider: GENAI_PROVIDER,
+const chatModel = defineHttpModel<OpenAIOptions>({
+  ...OPENAI_SPEC,
+  exampleModel: "gpt-4o-mini",
+  url: (baseUrl) => joinUrl(baseUrl, "chat/completions"),
+  request: (request, { model, requestParams, stream, baseUrl }) =>
+    chatRequestBody(model, request, requestParams, stream, maxTokensKey(baseUrl)),
+  response: parseChatCompletion,
+  stream: (context) => new ChatStreamAssembler(context),
+  doneMarker: "[DONE]",
+});
 
-    async generate(request: ModelRequest, call?: ModelCallOptions): Promise<ModelResponse> {
-      const { http, maxTokensKey, ...post } = prepare(call?.signal);
-      const body = chatRequestBody(model, request, requestParams, false, maxTokensKey);
-      const json = await postJson({ ...post, body }, http);
-      return parseChatCompletion(json, http);
-    },
-
-    async *stream(request: ModelRequest, call?: ModelCallOptions): AsyncGenerator<ModelStreamPart> {
-      const { http, maxTokensKey, ...post } = prepare(call?.signal);
-      const body = chatRequestBody(model, request, requestParams, true, maxTokensKey);
-      const response = await postForStream({ ...post, body }, http);
-      const assembler = new ChatStreamAssembler(http);
-      let sawDone = false;
-      for await (const event of streamEvents(response, call?.signal, http)) {
-        if (event.data.trim() === "[DONE]") {
-          sawDone = true;
-          break;
-        }
-        yield* assembler.push(parseEventData(event, http));
-      }
-      yield* assembler.end(sawDone);
-    },
-  };
+/** OpenAI itself takes `max_completion_tokens`; compatible servers still read `max_tokens`. */
+function maxTokensKey(baseUrl: string): MaxTokensKey {
+  return isOpenAI(baseUrl) ? "max_completion_tokens" : "max_tokens";
 }
 
 /**

@@ -9,15 +9,14 @@ import {
 import {
   asRecord,
   tokenCount as count,
+  malformedResponse,
+  type ParseContext,
   ProviderError,
   usageFromCounts,
 } from "@toolnexus/provider-utils";
 
-/** Who is parsing: the adapter's name and the secrets to keep out of error messages. */
-export interface ParseContext {
-  provider: string;
-  secrets: readonly string[];
-}
+/** Who is parsing (the stream assemblers take it from here). */
+export type { ParseContext };
 
 /**
  * Reads a Chat Completions response: the first choice's text and tool calls, the usage, the
@@ -27,13 +26,13 @@ export interface ParseContext {
  */
 export function parseChatCompletion(json: unknown, context: ParseContext): ModelResponse {
   const body = asRecord(json);
-  if (body === undefined) throw malformed(context, "the response is not a JSON object");
+  if (body === undefined) throw malformedResponse(context, "the response is not a JSON object");
   throwIfErrorBody(body, context, "provider_response");
   const choices = Array.isArray(body.choices) ? body.choices : [];
   const choice = asRecord(choices.find((c) => asRecord(c)?.index === 0) ?? choices[0]);
   const message = asRecord(choice?.message);
   if (choice === undefined || message === undefined) {
-    throw malformed(context, "the response has no choices[0].message");
+    throw malformedResponse(context, "the response has no choices[0].message");
   }
 
   const response: ModelResponse = {
@@ -175,10 +174,4 @@ export function throwIfErrorBody(
     `${context.provider}: the provider reported an error: ${providerMessage}`,
     init,
   );
-}
-
-function malformed(context: ParseContext, problem: string): ProviderError {
-  return new ProviderError("provider_response", `${context.provider}: ${problem}`, {
-    provider: context.provider,
-  });
 }

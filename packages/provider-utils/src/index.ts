@@ -1,4 +1,6 @@
 export { abortReason, raceAbort, sleep, throwIfAborted } from "./abort.js";
+export type { ApiKeySources } from "./api-key.js";
+export { resolveApiKey } from "./api-key.js";
 export type { ProviderErrorCode, ProviderErrorInit } from "./errors.js";
 export {
   BaseUrlCredentialsError,
@@ -18,6 +20,13 @@ export {
   streamEvents,
   withRetries,
 } from "./http.js";
+export type {
+  HttpModelCall,
+  HttpModelOptions,
+  HttpModelSpec,
+  StreamMapper,
+} from "./http-model.js";
+export { defineHttpModel } from "./http-model.js";
 export type { CappedText, SizeLimits } from "./limits.js";
 export {
   DEFAULT_MAX_ERROR_BODY_BYTES,
@@ -26,6 +35,8 @@ export {
   limitOptions,
   readCapped,
 } from "./limits.js";
+export type { ParseContext } from "./parse.js";
+export { malformedResponse } from "./parse.js";
 export {
   clip,
   credentialValues,

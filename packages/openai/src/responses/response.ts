@@ -9,17 +9,16 @@ import {
 import {
   asRecord,
   tokenCount as count,
+  malformedResponse,
+  type ParseContext,
   ProviderError,
   usageFromCounts,
 } from "@toolnexus/provider-utils";
 import { PROVIDER_DATA_KEY, type ResponsesProviderData } from "./request.js";
 import type { ReasoningItem } from "./wire.js";
 
-/** Who is parsing: the adapter's name and the secrets to keep out of error messages. */
-export interface ParseContext {
-  provider: string;
-  secrets: readonly string[];
-}
+/** Who is parsing (the stream assemblers take it from here). */
+export type { ParseContext };
 
 /**
  * Reads a Responses API `response` object: the `output_text` parts of its `message` items
@@ -35,9 +34,10 @@ export function parseResponse(
   code: "provider_response" | "provider_stream" = "provider_response",
 ): ModelResponse {
   const body = asRecord(json);
-  if (body === undefined) throw malformed(context, "the response is not a JSON object");
+  if (body === undefined) throw malformedResponse(context, "the response is not a JSON object");
   throwIfFailed(body, context, code);
-  if (!Array.isArray(body.output)) throw malformed(context, "the response has no output array");
+  if (!Array.isArray(body.output))
+    throw malformedResponse(context, "the response has no output array");
   let text = "";
   let refused = false;
   const toolCalls: ToolCall[] = [];
@@ -168,10 +168,4 @@ export function errorOf(
     `${context.provider}: the provider reported an error: ${providerMessage}`,
     init,
   );
-}
-
-function malformed(context: ParseContext, problem: string): ProviderError {
-  return new ProviderError("provider_response", `${context.provider}: ${problem}`, {
-    provider: context.provider,
-  });
 }
