@@ -2,6 +2,8 @@
 // tool calls, parallel calls, streaming split at every byte, usage, errors and retries, abort,
 // key redaction and the client scenarios. The payloads are typed with the official SDK's types,
 // so they have the shape the API sends.
+
+import { readFileSync } from "node:fs";
 import type {
   ContentBlock,
   Message,
@@ -10,7 +12,7 @@ import type {
   Usage,
 } from "@anthropic-ai/sdk/resources/messages";
 import type { ErrorResponse } from "@anthropic-ai/sdk/resources/shared";
-import { createClient } from "@toolnexus/client";
+import { createClient, memoryRunStore } from "@toolnexus/client";
 import {
   type AdapterHarness,
   adapterSuite,
@@ -19,8 +21,15 @@ import {
   kitOptions,
   sseEvent,
 } from "@toolnexus/provider-utils/testing";
-import { anthropic } from "./index.js";
+import { type AnthropicOptions, anthropic } from "./index.js";
 import type { MessagesRequestBody } from "./wire.js";
+
+/** The version the `user-agent` must name: the package's own. */
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  }
+).version;
 
 function stopReason(turn: KitTurn): StopReason {
   if ((turn.calls ?? []).length > 0) return "tool_use";
@@ -219,6 +228,15 @@ export const messagesHarness: AdapterHarness = {
     model: (apiKey) => anthropic({ model: "claude-sonnet-4-5", apiKey }),
   },
   createClient,
+  memoryRunStore,
+  options: {
+    create: (options) => anthropic(options as AnthropicOptions),
+    apiKeyEnv: ["ANTHROPIC_API_KEY"],
+    keyHeader: { name: "x-api-key", value: (key) => key },
+    userAgent: { product: "toolnexus-anthropic", version: PACKAGE_VERSION },
+    idPrefix: "anthropic",
+    defaultBaseUrl: "https://api.anthropic.com",
+  },
 };
 
 function anthropicError(report: KitErrorReport): ErrorResponse {

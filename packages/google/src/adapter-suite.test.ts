@@ -2,7 +2,8 @@
 // function calls, parallel calls, streaming split at every byte, usage, errors and retries,
 // abort, key redaction and the client scenarios, on payloads shaped as the recordings in
 // src/__fixtures__.
-import { createClient } from "@toolnexus/client";
+import { readFileSync } from "node:fs";
+import { createClient, memoryRunStore } from "@toolnexus/client";
 import {
   type AdapterHarness,
   adapterSuite,
@@ -10,9 +11,16 @@ import {
   kitOptions,
   sseEvent,
 } from "@toolnexus/provider-utils/testing";
-import { google } from "./index.js";
+import { type GoogleOptions, google } from "./index.js";
 import { errorBody, response, stream } from "./test-fixtures.js";
 import type { GenerateContentRequest } from "./wire.js";
+
+/** The version the `user-agent` must name: the package's own. */
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  }
+).version;
 
 export const geminiHarness: AdapterHarness = {
   provider: "google",
@@ -58,6 +66,15 @@ export const geminiHarness: AdapterHarness = {
     model: (apiKey) => google({ model: "gemini-3-pro-preview", apiKey }),
   },
   createClient,
+  memoryRunStore,
+  options: {
+    create: (options) => google(options as GoogleOptions),
+    apiKeyEnv: ["GOOGLE_API_KEY", "GEMINI_API_KEY"],
+    keyHeader: { name: "x-goog-api-key", value: (key) => key },
+    userAgent: { product: "toolnexus-google", version: PACKAGE_VERSION },
+    idPrefix: "google",
+    defaultBaseUrl: "https://generativelanguage.googleapis.com/v1beta",
+  },
 };
 
 /** Google's error: the kind in `status`, the reason in an `ErrorInfo` detail. */

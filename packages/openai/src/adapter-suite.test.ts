@@ -2,7 +2,8 @@
 // text, tool calls, parallel calls, streaming split at every byte, usage, errors and retries,
 // abort, key redaction and the client scenarios. The payloads are typed with the official SDK's
 // types, so they have the shape the API sends.
-import { createClient } from "@toolnexus/client";
+import { readFileSync } from "node:fs";
+import { createClient, memoryRunStore } from "@toolnexus/client";
 import {
   type AdapterHarness,
   adapterSuite,
@@ -14,8 +15,15 @@ import {
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { CompletionUsage } from "openai/resources/completions";
 import type { ErrorObject } from "openai/resources/shared";
-import { openai } from "./index.js";
+import { type OpenAIOptions, openai } from "./index.js";
 import type { ChatRequestBody } from "./wire.js";
+
+/** The version the `user-agent` must name: the package's own. */
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  }
+).version;
 
 const SDK_MODEL = "gpt-4o-mini-2024-07-18";
 
@@ -179,6 +187,15 @@ export const chatHarness: AdapterHarness = {
     model: (apiKey) => openai({ model: "gpt-4o-mini", apiKey }),
   },
   createClient,
+  memoryRunStore,
+  options: {
+    create: (options) => openai(options as OpenAIOptions),
+    apiKeyEnv: ["OPENAI_API_KEY", "OPENROUTER_API_KEY"],
+    keyHeader: { name: "authorization", value: (key) => `Bearer ${key}` },
+    userAgent: { product: "toolnexus-openai", version: PACKAGE_VERSION },
+    idPrefix: "openai",
+    defaultBaseUrl: "https://api.openai.com/v1",
+  },
 };
 
 function openaiError(report: KitErrorReport): { error: ErrorObject } {

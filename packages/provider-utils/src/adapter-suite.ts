@@ -3,12 +3,13 @@ import type {
   ModelRequest,
   ModelResponse,
   ModelStreamPart,
-  RunResult,
-  Tool,
+  RunStore,
   ToolCall,
   ToolSpec,
   Usage,
 } from "@toolnexus/core";
+import { clientScenarios, type KitCreateClient } from "./adapter-suite-client.js";
+import { type KitOptionsHarness, optionScenarios } from "./adapter-suite-options.js";
 import { type KitErrorReport, trustScenarios } from "./adapter-suite-trust.js";
 import { ProviderError } from "./errors.js";
 import type { FetchFunction } from "./http.js";
@@ -18,6 +19,9 @@ import {
   type RecordedRequest,
   startMockServer,
 } from "./mock-server.js";
+
+export type { KitCreateClient, KitRunEvent } from "./adapter-suite-client.js";
+export type { KitOptionsHarness } from "./adapter-suite-options.js";
 
 /** One tool call of a scripted turn. */
 export interface KitCall {
@@ -94,17 +98,6 @@ export function kitOptions(
   return out;
 }
 
-/** The part of a client's run event the client scenarios read (`{ type: "done", result }`). */
-export interface KitRunEvent {
-  type: string;
-}
-
-/** The part of `createClient` from `@toolnexus/client` the client scenarios use. */
-export type KitCreateClient = (options: { model: Model; tools: readonly Tool[] }) => {
-  run(prompt: string): Promise<RunResult>;
-  stream(prompt: string): AsyncIterable<KitRunEvent>;
-};
-
 /**
  * How {@link adapterSuite} talks to one adapter: how to build the model against a base URL, how
  * to encode replies in the provider's wire shape, and how to read back what it sent.
@@ -154,6 +147,10 @@ export interface AdapterHarness {
   usageDetails?: readonly ("cacheReadTokens" | "cacheWriteTokens" | "reasoningTokens")[];
   /** `createClient` from `@toolnexus/client`, for the client scenarios (skipped without it). */
   createClient?: KitCreateClient;
+  /** `memoryRunStore` from `@toolnexus/client`, for the durable client scenarios. */
+  memoryRunStore?: () => RunStore;
+  /** The adapter's factory and identity, for the option scenarios (skipped without it). */
+  options?: KitOptionsHarness;
 }
 
 /** The key every scenario uses: it must never appear in an error. */
@@ -207,21 +204,6 @@ const ASK = (tools: readonly ToolSpec[] = []): ModelRequest => ({
   ],
   tools,
 });
-
-/** The add tool of the client scenarios, written against the core contract alone. */
-function addTool(): Tool {
-  return {
-    name: "add",
-    description: "Add two numbers",
-    inputSchema: {
-      type: "object",
-      properties: { a: { type: "number" }, b: { type: "number" } },
-      required: ["a", "b"],
-    },
-    source: "custom",
-    execute: async (args) => ({ output: String(Number(args.a) + Number(args.b)), isError: false }),
-  };
-}
 
 /** What a stream gave: its text deltas joined, its tool_call parts and its finish response. */
 interface Collected {
@@ -499,6 +481,97 @@ export async function adapterSuite(name: string, harness: AdapterHarness): Promi
         expect(server?.requests).toHaveLength(2);
       });
 
+      it("a 429 with Retry-After: 1 is retried after the wait it asks for, with the same body", async () => {
+        await serve((_request, index) =>
+          index === 0
+            ? {
+                status: 429,
+                headers: { "retry-after": "1" },
+                json: harness.errorBody(429, "slow down"),
+              }
+            : { json: harness.json(TEXT_TURN) },
+        );
+        const started = Date.now();
+        // retryBaseMs is 1: only the server's Retry-After makes the wait a second long.
+        expect((await model(2).generate(ASK())).text).toBe(TEXT_TURN.text);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+        expect(server?.requests).toHaveLength(2);
+        expect(server?.requests[1]?.rawBody).toBe(server?.requests[0]?.rawBody);
+      });
+
+      it("an error in a 200 body is a ProviderError with the provider's message", async () => {
+        const report = {
+          status: 503,
+          message: "kit: overloaded",
+          type: "kit_type",
+          code: "kit_code",
+        };
+        await serve(() => ({ json: harness.errorReport.body(report) }));
+        const error = await model(0)
+          .generate(ASK())
+          .then(
+            () => undefined,
+            (thrown: unknown) => thrown,
+          );
+        expect(error).toBeInstanceOf(ProviderError);
+        expect(error).toMatchObject({
+          code: "provider_response",
+          provider: harness.provider,
+          providerMessage: report.message,
+          providerType: report.type,
+        });
+      });
+
+      it("an error event in a stream is a ProviderError of code provider_stream", async () => {
+        const report = {
+          status: 500,
+          message: "kit: the stream broke",
+          type: "kit_type",
+          code: "kit_code",
+        };
+        await serve(() => ({ chunks: [harness.errorReport.stream(report)] }));
+        const m = model(0);
+        if (m.stream === undefined) return;
+        const error = await collect(m.stream(ASK())).then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        expect(error).toMatchObject({ code: "provider_stream", provider: harness.provider });
+        // Some providers add the error's kind to the message.
+        expect(String((error as ProviderError).providerMessage)).toContain(report.message);
+      });
+
+      it("a connection dropped mid-stream is a ProviderError of code provider_network, not a hang", async () => {
+        const sse = harness.sse(TEXT_TURN);
+        const end = /\r?\n\r?\n/.exec(sse);
+        const first = end === null ? 1 : end.index + end[0].length;
+        await serve(() => ({ chunks: [sse.slice(0, first)], drop: true }));
+        const m = model(2);
+        if (m.stream === undefined) return;
+        await expect(collect(m.stream(ASK()))).rejects.toMatchObject({ code: "provider_network" });
+        expect(server?.requests).toHaveLength(1);
+      });
+
+      it("a stream that ends before the answer is complete is a ProviderError", async () => {
+        const sse = harness.sse(TEXT_TURN);
+        const end = /\r?\n\r?\n/.exec(sse);
+        const first = end === null ? 1 : end.index + end[0].length;
+        await serve(() => ({ chunks: [sse.slice(0, first)] }));
+        const m = model(0);
+        if (m.stream === undefined) return;
+        await expect(collect(m.stream(ASK()))).rejects.toMatchObject({ code: "provider_stream" });
+      });
+
+      it("a malformed streamed event is a ProviderError of code provider_response", async () => {
+        await serve(() => ({ chunks: ['data: {"id": "kit", "half": [\n\n'] }));
+        const m = model(0);
+        if (m.stream === undefined) return;
+        await expect(collect(m.stream(ASK()))).rejects.toMatchObject({
+          code: "provider_response",
+          provider: harness.provider,
+        });
+      });
+
       it("a body that is not JSON is a ProviderError, not a crash", async () => {
         await serve(() => ({ text: "<html>gateway says hi</html>" }));
         await expect(model(0).generate(ASK())).rejects.toBeInstanceOf(ProviderError);
@@ -624,107 +697,40 @@ export async function adapterSuite(name: string, harness: AdapterHarness): Promi
       });
     });
 
+    if (harness.options !== undefined) {
+      optionScenarios(vitest, {
+        provider: harness.provider,
+        apiKey: KIT_API_KEY,
+        harness: harness.options,
+        baseUrlEnv: harness.baseUrlEnv.variable,
+        okReply: (request) =>
+          harness.isStream(request)
+            ? { chunks: [harness.sse(TEXT_TURN)] }
+            : { json: harness.json(TEXT_TURN) },
+        request: ASK(),
+        expectedText: TEXT_TURN.text ?? "",
+      });
+    }
+
     const createClient = harness.createClient;
     describe.skipIf(createClient === undefined)("client scenarios", () => {
-      /** Answers each request with the turn its transcript has reached. */
-      const script = (turns: readonly KitTurn[]) =>
-        serve((request) => {
-          const turn = turns[harness.turnIndex(request)];
-          if (turn === undefined)
-            return { status: 400, json: harness.errorBody(400, "no such turn") };
-          return harness.isStream(request)
+      clientScenarios(vitest, {
+        provider: harness.provider,
+        apiKey: KIT_API_KEY,
+        createClient: createClient as KitCreateClient,
+        runStore: harness.memoryRunStore,
+        model: (baseUrl, retries = 2) =>
+          harness.model({ baseUrl, apiKey: KIT_API_KEY, retries, retryBaseMs: 1 }),
+        reply: (turn, request) =>
+          harness.isStream(request)
             ? { chunks: [harness.sse(turn)] }
-            : { json: harness.json(turn) };
-        });
-      const resultOf = async (
-        events: AsyncIterable<KitRunEvent>,
-      ): Promise<RunResult | undefined> => {
-        let result: RunResult | undefined;
-        for await (const event of events) {
-          if (event.type === "done") result = (event as { result?: RunResult }).result;
-        }
-        return result;
-      };
-
-      for (const streamed of [false, true]) {
-        const how = streamed ? "streamed" : "plain";
-        it(`a tool round trip (${how})`, async () => {
-          await script([
-            {
-              id: "kit-loop-1",
-              calls: [{ id: "call_kit_add", name: "add", args: { a: 2, b: 3 } }],
-              usage: { promptTokens: 20, completionTokens: 10, totalTokens: 30 },
-            },
-            {
-              id: "kit-loop-2",
-              text: "2 + 3 = 5.",
-              usage: { promptTokens: 40, completionTokens: 6, totalTokens: 46 },
-            },
-          ]);
-          const client = createClient!({ model: model(), tools: [addTool()] });
-          const result = streamed
-            ? await resultOf(client.stream("What is 2 + 3?"))
-            : await client.run("What is 2 + 3?");
-          expect(result).toMatchObject({
-            status: "done",
-            text: "2 + 3 = 5.",
-            turns: 2,
-            usage: { promptTokens: 60, completionTokens: 16, totalTokens: 76 },
-          });
-          if (result?.status === "done") expect(result.stopReason).toBe("stop");
-          expect(result?.toolCalls.map((call) => [call.name, call.args, call.result])).toEqual([
-            ["add", { a: 2, b: 3 }, { output: "5", isError: false }],
-          ]);
-          expect(server?.requests).toHaveLength(2);
-          const second = server?.requests[1] as RecordedRequest;
-          expect(harness.isStream(second)).toBe(streamed);
-          const results = harness.toolResults(second);
-          expect(results.map((r) => r.content)).toEqual(["5"]);
-          const sentBack = results[0];
-          if (!harness.generatedCallIds) expect(sentBack?.callId).toBe("call_kit_add");
-          if (sentBack?.name !== undefined) expect(sentBack.name).toBe("add");
-        });
-
-        it(`parallel calls in one turn (${how})`, async () => {
-          await script([
-            {
-              id: "kit-par-1",
-              text: "Adding both.",
-              calls: [
-                { id: "call_kit_p1", name: "add", args: { a: 1, b: 2 } },
-                { id: "call_kit_p2", name: "add", args: { a: 30, b: 40 } },
-              ],
-              usage: BASIC_USAGE,
-            },
-            { id: "kit-par-2", text: "3 and 70.", usage: BASIC_USAGE },
-          ]);
-          const client = createClient!({ model: model(), tools: [addTool()] });
-          const result = streamed
-            ? await resultOf(client.stream("Add 1+2 and 30+40"))
-            : await client.run("Add 1+2 and 30+40");
-          expect(result).toMatchObject({ status: "done", text: "3 and 70.", turns: 2 });
-          expect(result?.toolCalls.map((call) => call.result.output)).toEqual(["3", "70"]);
-          const results = harness.toolResults(server?.requests[1] as RecordedRequest);
-          expect(results.map((r) => r.content)).toEqual(["3", "70"]);
-          if (!harness.generatedCallIds) {
-            expect(results.map((r) => r.callId)).toEqual(["call_kit_p1", "call_kit_p2"]);
-          }
-        });
-      }
-
-      it("a provider error ends the run as a RunError caused by the ProviderError", async () => {
-        await serve(() => ({
-          status: 401,
-          json: harness.errorBody(401, "Authentication failed."),
-        }));
-        const client = createClient!({ model: model(), tools: [addTool()] });
-        const error = await client.run("hi").then(
-          () => undefined,
-          (thrown: unknown) => thrown as { code?: string; cause?: unknown },
-        );
-        expect(error?.code).toBe("model_failed");
-        expect(error?.cause).toBeInstanceOf(ProviderError);
-        expect(server?.requests).toHaveLength(1);
+            : { json: harness.json(turn) },
+        errorBody: harness.errorBody,
+        errorReport: harness.errorReport,
+        isStream: harness.isStream,
+        turnIndex: harness.turnIndex,
+        toolResults: harness.toolResults,
+        generatedCallIds: harness.generatedCallIds === true,
       });
     });
   });

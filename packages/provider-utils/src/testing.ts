@@ -8,6 +8,7 @@ export type {
   KitCall,
   KitCreateClient,
   KitModelSettings,
+  KitOptionsHarness,
   KitRunEvent,
   KitToolResult,
   KitTurn,

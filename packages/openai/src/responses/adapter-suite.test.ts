@@ -1,7 +1,8 @@
 // The adapter kit of @toolnexus/provider-utils run against openaiResponses (the Responses API):
 // text, function calls, parallel calls, streaming split at every byte, usage, errors and
 // retries, abort, key redaction and the client scenarios.
-import { createClient } from "@toolnexus/client";
+import { readFileSync } from "node:fs";
+import { createClient, memoryRunStore } from "@toolnexus/client";
 import {
   type AdapterHarness,
   adapterSuite,
@@ -9,9 +10,16 @@ import {
   kitOptions,
   sseEvent,
 } from "@toolnexus/provider-utils/testing";
-import { openaiResponses } from "../index.js";
+import { type OpenAIResponsesOptions, openaiResponses } from "../index.js";
 import { response, stream } from "./test-fixtures.js";
 import type { ResponsesRequestBody } from "./wire.js";
+
+/** The version the `user-agent` must name: the package's own. */
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  }
+).version;
 
 export const responsesHarness: AdapterHarness = {
   provider: "openai",
@@ -87,6 +95,15 @@ export const responsesHarness: AdapterHarness = {
     model: (apiKey) => openaiResponses({ model: "gpt-5-mini", apiKey }),
   },
   createClient,
+  memoryRunStore,
+  options: {
+    create: (options) => openaiResponses(options as OpenAIResponsesOptions),
+    apiKeyEnv: ["OPENAI_API_KEY", "OPENROUTER_API_KEY"],
+    keyHeader: { name: "authorization", value: (key) => `Bearer ${key}` },
+    userAgent: { product: "toolnexus-openai", version: PACKAGE_VERSION },
+    idPrefix: "openai-responses",
+    defaultBaseUrl: "https://api.openai.com/v1",
+  },
 };
 
 function errorOf(report: KitErrorReport): { code: string; message: string; type: string } {
