@@ -12,7 +12,7 @@ import type {
   Usage,
 } from "@anthropic-ai/sdk/resources/messages";
 import type { ErrorResponse } from "@anthropic-ai/sdk/resources/shared";
-import { createClient, memoryRunStore } from "@toolnexus/client";
+import { createClient, memoryRunStore, translate } from "@toolnexus/client";
 import {
   type AdapterHarness,
   adapterSuite,
@@ -229,6 +229,7 @@ export const messagesHarness: AdapterHarness = {
   },
   createClient,
   memoryRunStore,
+  translate,
   options: {
     create: (options) => anthropic(options as AnthropicOptions),
     apiKeyEnv: ["ANTHROPIC_API_KEY"],

@@ -3,7 +3,7 @@
 // abort, key redaction and the client scenarios, on payloads shaped as the recordings in
 // src/__fixtures__.
 import { readFileSync } from "node:fs";
-import { createClient, memoryRunStore } from "@toolnexus/client";
+import { createClient, memoryRunStore, translate } from "@toolnexus/client";
 import {
   type AdapterHarness,
   adapterSuite,
@@ -67,6 +67,7 @@ export const geminiHarness: AdapterHarness = {
   },
   createClient,
   memoryRunStore,
+  translate,
   options: {
     create: (options) => google(options as GoogleOptions),
     apiKeyEnv: ["GOOGLE_API_KEY", "GEMINI_API_KEY"],

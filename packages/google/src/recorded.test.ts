@@ -421,11 +421,4 @@ describe("keys and URLs", () => {
     expect((error as Error).message).toContain("GOOGLE_API_KEY or GEMINI_API_KEY");
     expect(() => google({ model: " " })).toThrow(TypeError);
   });
-
-  it("the caller's own x-goog-api-key header means no key from the environment", async () => {
-    await serve(json("google-text.json"));
-    vi.stubEnv("GEMINI_API_KEY", "env-key");
-    await model({ apiKey: undefined, headers: { "X-Goog-Api-Key": "mine" } }).generate(ASK);
-    expect(server?.requests[0]?.headers["x-goog-api-key"]).toBe("mine");
-  });
 });

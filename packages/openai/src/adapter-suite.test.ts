@@ -3,7 +3,7 @@
 // abort, key redaction and the client scenarios. The payloads are typed with the official SDK's
 // types, so they have the shape the API sends.
 import { readFileSync } from "node:fs";
-import { createClient, memoryRunStore } from "@toolnexus/client";
+import { createClient, memoryRunStore, translate } from "@toolnexus/client";
 import {
   type AdapterHarness,
   adapterSuite,
@@ -188,6 +188,7 @@ export const chatHarness: AdapterHarness = {
   },
   createClient,
   memoryRunStore,
+  translate,
   options: {
     create: (options) => openai(options as OpenAIOptions),
     apiKeyEnv: ["OPENAI_API_KEY", "OPENROUTER_API_KEY"],

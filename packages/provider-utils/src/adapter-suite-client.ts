@@ -38,12 +38,36 @@ export type KitCreateClient = (options: {
   resume(answer: Answer): Promise<RunResult>;
 };
 
+/** What the translate scenarios send: an OpenAI-style conversation (SPEC §11). */
+export interface KitTranslateRequest {
+  messages: readonly unknown[];
+  tools?: readonly unknown[];
+  toolChoice?: unknown;
+  maxTokens?: number;
+}
+
+/** The part of `translate`'s result the translate scenarios read. */
+export interface KitTranslateResult {
+  text: string;
+  toolCalls: { id: string; name: string; arguments: string }[];
+  finishReason: string;
+  stopReason?: string;
+  usage: Usage;
+  model: string;
+}
+
+/** `translate` from `@toolnexus/client` (a method, so the real one's wider types fit). */
+export interface KitTranslate {
+  translate(model: Model, request: KitTranslateRequest): Promise<KitTranslateResult>;
+}
+
 /** One scripted model turn, as the suite's `KitTurn`. */
 interface Turn {
   id: string;
   text?: string;
   calls?: readonly { id: string; name: string; args: Record<string, unknown> }[];
   usage: Usage;
+  stop?: "stop" | "length";
 }
 
 /** What the client scenarios need from the harness and the suite around them. */
@@ -51,6 +75,8 @@ export interface ClientContext {
   provider: string;
   apiKey: string;
   createClient: KitCreateClient;
+  /** `translate` from `@toolnexus/client`, for the translate scenarios (skipped without it). */
+  translate: KitTranslate["translate"] | undefined;
   /** `memoryRunStore` from `@toolnexus/client`, for the durable scenarios (skipped without it). */
   runStore: (() => RunStore) | undefined;
   /** Builds the model against the server, with that many retries. */
@@ -361,5 +387,90 @@ export function clientScenarios(vitest: Vitest, ctx: ClientContext): void {
         expect(everything).toContain("[redacted]");
       });
     }
+  });
+
+  const translate = ctx.translate;
+  describe.skipIf(translate === undefined)("translate (SPEC §11)", () => {
+    const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+    // A conversation with parallel calls (one with object arguments, as some clients send).
+    const request: KitTranslateRequest = {
+      messages: [
+        { role: "system", content: "Answer with the tools." },
+        { role: "user", content: [{ type: "text", text: "Weather in Paris and Rome?" }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            {
+              id: "call_1",
+              type: "function",
+              function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+            },
+            {
+              id: "call_2",
+              type: "function",
+              function: { name: "get_weather", arguments: { city: "Rome" } },
+            },
+          ],
+        },
+        { role: "tool", tool_call_id: "call_1", content: "Sunny, 21°C" },
+        { role: "tool", tool_call_id: "call_2", content: "Rain, 14°C" },
+        { role: "user", content: "And Berlin?" },
+      ],
+      tools: [
+        {
+          type: "function",
+          function: { name: "get_weather", description: "Current weather", parameters: schema },
+        },
+      ],
+      toolChoice: "required",
+      maxTokens: 256,
+    };
+    const usage: Usage = { promptTokens: 120, completionTokens: 18, totalTokens: 138 };
+
+    it("a tool call comes back in OpenAI's terms, the transcript's results sent by call", async () => {
+      await serve((req) =>
+        ctx.reply(
+          {
+            id: "kit-translate",
+            text: "Checking Berlin.",
+            calls: [{ id: "call_3", name: "get_weather", args: { city: "Berlin" } }],
+            usage,
+          },
+          req,
+        ),
+      );
+      const m = model();
+      const result = await translate!(m, request);
+      const callId = result.toolCalls[0]?.id ?? "";
+      expect(result).toEqual({
+        text: "Checking Berlin.",
+        toolCalls: [
+          {
+            id: ctx.generatedCallIds ? callId : "call_3",
+            name: "get_weather",
+            arguments: '{"city":"Berlin"}',
+          },
+        ],
+        finishReason: "tool_calls",
+        stopReason: "tool_calls",
+        usage,
+        model: m.id,
+      });
+      expect(callId).not.toBe("");
+      const results = ctx.toolResults(server?.requests[0] as RecordedRequest);
+      // The results of the transcript's last tool turn (followed by the user's text).
+      if (results.length > 0) {
+        expect(results.map((r) => r.content)).toEqual(["Sunny, 21°C", "Rain, 14°C"]);
+      }
+    });
+
+    it("finish reasons: stop and length", async () => {
+      for (const stop of ["stop", "length"] as const) {
+        await serve((req) => ctx.reply({ id: "kit-fin", text: "Berlin is", usage, stop }, req));
+        const result = await translate!(model(), request);
+        expect(result).toMatchObject({ text: "Berlin is", finishReason: stop, toolCalls: [] });
+      }
+    });
   });
 }

@@ -8,7 +8,12 @@ import type {
   ToolSpec,
   Usage,
 } from "@toolnexus/core";
-import { clientScenarios, type KitCreateClient } from "./adapter-suite-client.js";
+import {
+  clientScenarios,
+  type KitCreateClient,
+  type KitTranslateRequest,
+  type KitTranslateResult,
+} from "./adapter-suite-client.js";
 import { type KitOptionsHarness, optionScenarios } from "./adapter-suite-options.js";
 import { type KitErrorReport, trustScenarios } from "./adapter-suite-trust.js";
 import { ProviderError } from "./errors.js";
@@ -20,7 +25,13 @@ import {
   startMockServer,
 } from "./mock-server.js";
 
-export type { KitCreateClient, KitRunEvent } from "./adapter-suite-client.js";
+export type {
+  KitCreateClient,
+  KitRunEvent,
+  KitTranslate,
+  KitTranslateRequest,
+  KitTranslateResult,
+} from "./adapter-suite-client.js";
 export type { KitOptionsHarness } from "./adapter-suite-options.js";
 
 /** One tool call of a scripted turn. */
@@ -147,6 +158,8 @@ export interface AdapterHarness {
   usageDetails?: readonly ("cacheReadTokens" | "cacheWriteTokens" | "reasoningTokens")[];
   /** `createClient` from `@toolnexus/client`, for the client scenarios (skipped without it). */
   createClient?: KitCreateClient;
+  /** `translate` from `@toolnexus/client`, for the translate scenarios. */
+  translate?(model: Model, request: KitTranslateRequest): Promise<KitTranslateResult>;
   /** `memoryRunStore` from `@toolnexus/client`, for the durable client scenarios. */
   memoryRunStore?: () => RunStore;
   /** The adapter's factory and identity, for the option scenarios (skipped without it). */
@@ -718,6 +731,7 @@ export async function adapterSuite(name: string, harness: AdapterHarness): Promi
         provider: harness.provider,
         apiKey: KIT_API_KEY,
         createClient: createClient as KitCreateClient,
+        translate: harness.translate?.bind(harness),
         runStore: harness.memoryRunStore,
         model: (baseUrl, retries = 2) =>
           harness.model({ baseUrl, apiKey: KIT_API_KEY, retries, retryBaseMs: 1 }),

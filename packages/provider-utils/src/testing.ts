@@ -11,6 +11,9 @@ export type {
   KitOptionsHarness,
   KitRunEvent,
   KitToolResult,
+  KitTranslate,
+  KitTranslateRequest,
+  KitTranslateResult,
   KitTurn,
 } from "./adapter-suite.js";
 export { adapterSuite, KIT_API_KEY, kitOptions } from "./adapter-suite.js";

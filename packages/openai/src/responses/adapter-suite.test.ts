@@ -2,7 +2,7 @@
 // text, function calls, parallel calls, streaming split at every byte, usage, errors and
 // retries, abort, key redaction and the client scenarios.
 import { readFileSync } from "node:fs";
-import { createClient, memoryRunStore } from "@toolnexus/client";
+import { createClient, memoryRunStore, translate } from "@toolnexus/client";
 import {
   type AdapterHarness,
   adapterSuite,
@@ -96,6 +96,7 @@ export const responsesHarness: AdapterHarness = {
   },
   createClient,
   memoryRunStore,
+  translate,
   options: {
     create: (options) => openaiResponses(options as OpenAIResponsesOptions),
     apiKeyEnv: ["OPENAI_API_KEY", "OPENROUTER_API_KEY"],
