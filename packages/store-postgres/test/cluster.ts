@@ -1,11 +1,14 @@
 // A throwaway PostgreSQL cluster for the tests: Debian's `postgresql` binaries, a data directory
 // under the OS temp dir, listening on 127.0.0.1 on a free port, stopped and removed at the end.
-// initdb refuses to run as root, so as root the cluster runs as the `postgres` user.
+// initdb refuses to run as root, so as root the cluster runs as the `postgres` user. A test process
+// that dies before stopping its cluster (killed on a timeout, by turbo, by Ctrl-C) leaves it to
+// the chaos kit's watchdog, which stops it and removes its files.
 import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { guard } from "@toolnexus/chaos-kit";
 import pg from "pg";
 
 /** A role that logs in with a password over TCP (the credential tests). */
@@ -79,14 +82,21 @@ export function runServerCommand(
   return result.stdout;
 }
 
+const stopArgs = (dataDir: string) => ["stop", "-D", dataDir, "-m", "immediate", "-w"];
+
+/** The clusters this process started, each with the release of its watchdog entry. */
+const guarded = new Map<string, () => void>();
+
 /** Stops the server at once (no checkpoint: the cluster is thrown away) and removes its files. */
 export function destroyCluster(info: ClusterInfo): void {
   try {
-    runServerCommand(info, "pg_ctl", ["stop", "-D", info.dataDir, "-m", "immediate", "-w"]);
+    runServerCommand(info, "pg_ctl", stopArgs(info.dataDir));
   } catch {
     // Not running.
   }
   rmSync(join(info.dataDir, ".."), { recursive: true, force: true });
+  guarded.get(info.dataDir)?.();
+  guarded.delete(info.dataDir);
 }
 
 // With its log file: a server writing to pg_ctl's stdout would hold the caller's pipe open.
@@ -120,6 +130,14 @@ export async function startCluster(label: string): Promise<ClusterInfo> {
     chownSync(dir, uid, gid);
   }
   const base = { bin, asPostgres };
+  const pgCtl = join(bin, "pg_ctl");
+  const release = guard({
+    run: asPostgres
+      ? ["runuser", "-u", "postgres", "--", pgCtl, ...stopArgs(dataDir)]
+      : [pgCtl, ...stopArgs(dataDir)],
+    remove: dir,
+  });
+  guarded.set(dataDir, release);
   let info: ClusterInfo | undefined;
   try {
     runServerCommand(base, "initdb", [
@@ -192,7 +210,11 @@ export async function startCluster(label: string): Promise<ClusterInfo> {
     return info;
   } catch (error) {
     if (info !== undefined) destroyCluster(info);
-    else rmSync(dir, { recursive: true, force: true });
+    else {
+      rmSync(dir, { recursive: true, force: true });
+      release();
+      guarded.delete(dataDir);
+    }
     throw error;
   }
 }

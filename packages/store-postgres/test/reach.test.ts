@@ -4,6 +4,8 @@
 // event once, in order, to `done`, while the server is restarted (pg_ctl restart -m fast) under
 // it. Then a cancel from another process stops a tool that is running. Its own cluster: the
 // restart would cut the connections of the other test files.
+
+import { stopWorkers } from "@toolnexus/chaos-kit";
 import type { RecordedRunEvent } from "@toolnexus/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,14 +20,12 @@ import {
 import { type Fixture, startFixture } from "./processes.js";
 
 let cluster: ClusterInfo;
-const children = new Set<Fixture>();
 const stores: PostgresStore[] = [];
 beforeAll(async () => {
   cluster = await startCluster("reach");
 }, 120_000);
 afterAll(async () => {
-  for (const fixture of children) fixture.child.kill("SIGKILL");
-  await Promise.all([...children].map((fixture) => fixture.exited));
+  await stopWorkers();
   await Promise.all(stores.map((store) => store.close()));
   if (cluster !== undefined) destroyCluster(cluster);
 });
@@ -33,7 +33,6 @@ afterAll(async () => {
 /** Starts `reach-agent.mjs <role>` and waits until it is connected. */
 async function start(role: string, url: string, runId: string, options: object = {}) {
   const fixture = startFixture("reach-agent.mjs", [role, url, runId, JSON.stringify(options)]);
-  children.add(fixture);
   await fixture.line((v: { ready?: boolean }) => v.ready === true);
   return fixture;
 }

@@ -5,9 +5,10 @@
 // seconds down (a failover's outage: connections refused, then crash recovery). No process may
 // exit, every run must finish, and no recorded answer may be lost. Its own cluster: the
 // restarts would cut the connections of the other test files.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { judgeDurability, stopWorkers } from "@toolnexus/chaos-kit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresStore } from "../src/index.js";
@@ -19,7 +20,7 @@ import {
   restartClusterAsync,
   startCluster,
 } from "./cluster.js";
-import { type Fixture, startFixture } from "./processes.js";
+import { startFixture } from "./processes.js";
 
 const RUNS = 300;
 const WORKERS = 3;
@@ -27,13 +28,11 @@ const WORKERS = 3;
 const STEP = 25;
 const dir = mkdtempSync(join(tmpdir(), "toolnexus-pg-restart-"));
 let cluster: ClusterInfo;
-const children = new Set<Fixture>();
 beforeAll(async () => {
   cluster = await startCluster("restart");
 }, 120_000);
 afterAll(async () => {
-  for (const fixture of children) fixture.child.kill("SIGKILL");
-  await Promise.all([...children].map((fixture) => fixture.exited));
+  await stopWorkers();
   if (cluster !== undefined) destroyCluster(cluster);
   rmSync(dir, { recursive: true, force: true });
 });
@@ -80,7 +79,6 @@ describe("busy processes on postgresStore ride out restarts, killed backends and
       logDir,
       JSON.stringify({ count: RUNS, prefix: "run", concurrency: 8 }),
     ]);
-    children.add(starter);
     await starter.line((v: { startedAll?: boolean }) => v.startedAll === true);
     expect(await starter.exited).toBe(0);
 
@@ -100,7 +98,6 @@ describe("busy processes on postgresStore ride out restarts, killed backends and
         logDir,
         JSON.stringify(options),
       ]);
-      children.add(fixture);
       void fixture.exited.then((how) => {
         exits.push(
           `${role} ${fixture.child.pid} exited (${how}): ${fixture.stderr().slice(-2000)}`,
@@ -146,41 +143,21 @@ describe("busy processes on postgresStore ride out restarts, killed backends and
     // The SIGKILLs above are the test's own; an exit before them is a failure.
     const unexpected = exits.filter((line) => !line.includes("exited (SIGKILL)"));
 
-    // What the processes logged: tools started, answers recorded.
-    let toolsRun = 0;
-    const answered = new Map<string, string>();
-    for (const file of readdirSync(logDir)) {
-      for (const line of readFileSync(join(logDir, file), "utf8").split("\n")) {
-        if (line === "") continue;
-        const value = JSON.parse(line) as Record<string, unknown>;
-        if (value.phase === "start") toolsRun++;
-        if (typeof value.answered === "string") {
-          answered.set(String(value.runId), String(value.token));
-        }
-      }
-    }
+    // What the processes logged (tools started, answers recorded), against the runs stored.
     const store = postgresStore({ connectionString: url });
-    let lostAnswers = 0;
-    let finished = 0;
-    for (let i = 0; i < RUNS; i++) {
-      const info = await store.getRun(`run-${i}`);
-      if (info?.state === "done") finished++;
-      const tools = (info?.result?.messages ?? []).flatMap((m) =>
-        m.role === "tool" ? [m.content] : [],
-      );
-      const token = answered.get(`run-${i}`);
-      if (token !== undefined && !tools.some((t) => t.startsWith(`applied ${token}#`))) {
-        lostAnswers++;
-      }
-    }
+    const verdict = await judgeDurability({
+      runIds: Array.from({ length: RUNS }, (_, i) => `run-${i}`),
+      logDir,
+      getRun: (id) => store.getRun(id),
+    });
     await store.close();
     const report = {
       runs: RUNS,
-      finished,
-      toolsRun,
-      answersKept: answered.size - lostAnswers,
-      answersLogged: answered.size,
-      lostAnswers,
+      finished: verdict.finished,
+      toolsRun: verdict.executions,
+      answersKept: verdict.answersKept,
+      answersLogged: verdict.answersLogged,
+      lostAnswers: verdict.lostAnswers,
       doneAt,
       backendsTerminated: terminated.rows[0]!.n,
       processExits: unexpected.length,
@@ -188,8 +165,8 @@ describe("busy processes on postgresStore ride out restarts, killed backends and
     console.log(`postgres restart report: ${JSON.stringify(report)}`);
     expect(unexpected).toEqual([]);
     expect(final).toBe(RUNS);
-    expect(finished).toBe(RUNS);
-    expect(lostAnswers).toBe(0);
+    expect(verdict.finished).toBe(RUNS);
+    expect(verdict.lostAnswers).toBe(0);
     // Each disruption hit processes that still had runs to do.
     expect(doneAt.outage).toBeLessThan(RUNS);
     expect(terminated.rows[0]!.n).toBeGreaterThan(WORKERS);

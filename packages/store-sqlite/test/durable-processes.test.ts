@@ -3,9 +3,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startedExecs } from "@toolnexus/chaos-kit";
 import { afterAll, describe, expect, it } from "vitest";
 import { sqliteStore } from "../src/index.js";
-import { startedExecs } from "./exec-log.js";
 import { type Fixture, startFixture } from "./processes.js";
 
 const ROUNDS = 30;
