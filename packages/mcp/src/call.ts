@@ -1,45 +1,12 @@
 // One execution of an MCP tool: a first call, or a retry with the human's answer; the rounds of
 // `input_required`, URL-required errors and halted push-style questions become suspensions.
-import {
-  BAGGAGE_META_KEY,
-  isInputRequiredResult,
-  ProtocolError,
-  TRACEPARENT_META_KEY,
-  TRACESTATE_META_KEY,
-} from "@modelcontextprotocol/client";
 import { error, pending, type ToolContext, type ToolResult } from "@toolnexus/core";
-import { CallState, isTimeout } from "./call-state.js";
-import {
-  type ActiveSpec,
-  isObject,
-  messageOf,
-  type ServerConnection as Server,
-} from "./connection.js";
-import {
-  combinedRequest,
-  type Elicitation,
-  elicitationKey,
-  elicitationRequest,
-  type McpCallResult,
-  toElicitResult,
-  toElicitResults,
-  toToolResult,
-} from "./mapping.js";
-import { type McpState, ownState, type Replayed, STATE_VERSION } from "./state.js";
-
-/** Longest a timer may be set for; the SDK's own request timeout is set to it (we keep time). */
-const FOREVER = 2_147_483_647;
-
-type InputRequired = { inputRequests?: Record<string, unknown>; requestState?: string };
-
-/** What one tools/call came to. */
-type Outcome =
-  | { result: ToolResult }
-  | { inputRequired: InputRequired }
-  /** A URL-required error (-32042): the links the server wants visited first. */
-  | { urlRequired: Elicitation[] }
-  /** A push-style question nobody could answer while the call waited. */
-  | { halted: { answers: Replayed[]; asking: Elicitation } };
+import type { ActiveSpec, ServerConnection as Server } from "./connection.js";
+import { answerInputRequests } from "./input-required.js";
+import { combinedRequest, elicitationKey, elicitationRequest } from "./mapping.js";
+import { resumeFrom } from "./resume.js";
+import { send } from "./send.js";
+import { type McpState, ownState, STATE_VERSION } from "./state.js";
 
 export async function callTool(
   server: Server,
@@ -58,32 +25,12 @@ export async function callTool(
     // Someone else's question (an approval) was refused: nothing to tell the server.
     return error(`declined/expired: ${exposed}`, { ...meta, answer });
   }
-  let params: Record<string, unknown> = { name: tool, arguments: args };
-  let replay: Replayed[] = [];
-  // The links approved in this call so far: asked again, they are not asked of the human again.
-  let approved: string[] = [];
-  if (state !== undefined && answer !== undefined) {
-    if (state.kind === "input_required") {
-      params = {
-        ...params,
-        inputResponses: { ...state.responses, ...toElicitResults(answer, state.elicitations) },
-        ...(state.requestState === undefined ? {} : { requestState: state.requestState }),
-      };
-    } else if (state.kind === "replay") {
-      replay = [
-        ...state.answers,
-        { key: elicitationKey(state.asking), result: toElicitResult(answer, state.asking) },
-      ];
-      approved = [...(state.approved ?? [])];
-    } else {
-      if (!answer.ok) {
-        return error(`declined/expired: the server's authorization was not completed`, meta);
-      }
-      replay = [...(state.answers ?? [])];
-      approved = [...(state.approved ?? [])];
-      if (state.asking !== undefined) approved.push(elicitationKey(state.asking));
-    }
+  const resumed = resumeFrom({ name: tool, arguments: args }, state, answer);
+  if (resumed === "declined") {
+    return error(`declined/expired: the server's authorization was not completed`, meta);
   }
+  let { params } = resumed;
+  const { replay, approved } = resumed;
   const spec = server.spec as ActiveSpec;
   // A budget the caller enforces through ctx.signal (the client loop's toolTimeoutMs) is left to
   // it, so the run records the call as timed out; only an unenforced ctx.timeout is kept here.
@@ -124,41 +71,9 @@ export async function callTool(
       continue;
     }
     const { inputRequests, requestState } = outcome.inputRequired;
-    // Sampling and roots are the host's to answer, now; elicitations are the human's.
-    const responses: Record<string, unknown> = {};
-    const elicitations: Record<string, Elicitation> = {};
-    for (const [key, entry] of Object.entries(inputRequests ?? {})) {
-      const method = isObject(entry) ? entry.method : undefined;
-      const p = (isObject(entry) && isObject(entry.params) ? entry.params : {}) as Record<
-        string,
-        unknown
-      >;
-      if (method === "elicitation/create") elicitations[key] = server.scrub.deep(p) as Elicitation;
-      else if (method === "roots/list" && server.options.roots !== undefined) {
-        responses[key] = { roots: [...(await server.roots())] };
-      } else if (method === "sampling/createMessage" && server.options.sampling !== undefined) {
-        try {
-          responses[key] = await server.options.sampling(server.scrub.deep(p), {
-            server: server.name,
-            signal: ctx?.signal ?? new AbortController().signal,
-          });
-        } catch (thrown) {
-          return error(
-            server.scrub.text(
-              `MCP server ${server.name}: sampling for ${tool} failed: ${messageOf(thrown)}`,
-            ),
-            meta,
-          );
-        }
-      } else {
-        return error(
-          server.scrub.text(
-            `MCP server ${server.name} asked ${tool} for ${String(method)}, which this client does not provide`,
-          ),
-          meta,
-        );
-      }
-    }
+    const answered = await answerInputRequests(server, tool, inputRequests, ctx);
+    if ("error" in answered) return answered.error;
+    const { responses, elicitations } = answered;
     if (Object.keys(elicitations).length === 0) {
       if (round + 1 >= maxRounds) {
         return error(
@@ -179,105 +94,4 @@ export async function callTool(
     if (requestState !== undefined) kept.requestState = requestState;
     return pending({ ...combinedRequest(elicitations, server.name), state: kept });
   }
-}
-
-/** Sends one tools/call within the call's clocks. */
-async function send(
-  server: Server,
-  params: Record<string, unknown>,
-  exposed: string,
-  args: Record<string, unknown>,
-  ctx: ToolContext | undefined,
-  idleMs: number,
-  hardMs: number,
-  replay: Replayed[],
-): Promise<Outcome> {
-  const tool = params.name as string;
-  const meta = { server: server.name, tool };
-  const { scrub } = server;
-  const client = server.client!;
-  const call = new CallState(ctx, exposed, args, idleMs, hardMs, [...replay]);
-  server.calls.push(call);
-  const halted = (): Outcome => {
-    // The answers the replay used before this new question (all of them, normally).
-    const used = replay.slice(0, replay.length - call.replay.length);
-    return { halted: { answers: used, asking: call.suspendWith! } };
-  };
-  const carrier = traceMeta(ctx);
-  const sent = carrier === undefined ? params : { ...params, _meta: carrier };
-  try {
-    const result = (await client.callTool(sent as never, {
-      signal: call.signal,
-      timeout: FOREVER,
-      allowInputRequired: true,
-      onprogress: (progress) => {
-        call.resetIdle();
-        const update: { progress: number; total?: number; message?: string } = {
-          progress: progress.progress,
-        };
-        if (typeof progress.total === "number") update.total = progress.total;
-        if (typeof progress.message === "string") update.message = scrub.text(progress.message);
-        ctx?.progress?.(update);
-      },
-    })) as unknown;
-    if (call.suspendWith !== undefined) return halted();
-    if (isInputRequiredResult(result)) {
-      const r = result as InputRequired;
-      const out: InputRequired = {};
-      if (r.inputRequests !== undefined) out.inputRequests = r.inputRequests;
-      if (r.requestState !== undefined) out.requestState = r.requestState;
-      return { inputRequired: out };
-    }
-    // Everything the server says is scrubbed, not only its errors: any text may echo a secret.
-    return { result: scrub.deep(toToolResult(result as McpCallResult, meta)) };
-  } catch (thrown) {
-    if (call.suspendWith !== undefined) return halted();
-    if (call.timedOut !== undefined) {
-      return {
-        result: error(`MCP server ${server.name}: ${tool} ${call.timedOut}`, {
-          ...meta,
-          timedOut: true,
-        }),
-      };
-    }
-    if (ctx?.signal?.aborted) {
-      // The caller's budget ran out (the client loop records it as timed out) or it cancelled.
-      const timedOut = isTimeout(ctx.signal);
-      return {
-        result: error(
-          `MCP server ${server.name}: ${tool} ${timedOut ? "timed out" : "was cancelled"}`,
-          timedOut ? { ...meta, timedOut: true } : { ...meta, cancelled: true },
-        ),
-      };
-    }
-    // A 2025 server needs the human at a link first (-32042): that is a suspension too.
-    if (thrown instanceof ProtocolError && thrown.code === -32042) {
-      const list = (thrown.data as { elicitations?: unknown } | undefined)?.elicitations;
-      const links = (Array.isArray(list) ? list : [])
-        .filter(isObject)
-        .map((e) => scrub.deep({ ...(e as Elicitation), mode: "url" }));
-      if (links.length > 0) return { urlRequired: links };
-    }
-    return {
-      result: error(
-        scrub.text(`MCP server ${server.name}: ${tool} failed: ${messageOf(thrown)}`),
-        meta,
-      ),
-    };
-  } finally {
-    call.end();
-    server.calls.splice(server.calls.indexOf(call), 1);
-  }
-}
-
-/** The trace context for `_meta`, when the run's instrumentation provides one. */
-function traceMeta(ctx: ToolContext | undefined): Record<string, string> | undefined {
-  const carrier = ctx?.traceCarrier?.();
-  if (carrier === undefined) return undefined;
-  const meta: Record<string, string> = {};
-  for (const key of [TRACEPARENT_META_KEY, TRACESTATE_META_KEY, BAGGAGE_META_KEY]) {
-    const value = carrier[key];
-    if (typeof value === "string" && value !== "") meta[key] = value;
-  }
-  return Object.keys(meta).length === 0 ? undefined : meta;
 }

@@ -1,23 +1,16 @@
 // One configured MCP server: starting it (once), its tools, and stopping it.
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  type Transport,
-} from "@modelcontextprotocol/client";
-import type { JSONSchema, Tool } from "@toolnexus/core";
-import { callTool } from "./call.js";
+import type { Client, Transport } from "@modelcontextprotocol/client";
+import type { Tool } from "@toolnexus/core";
 import type { CallState } from "./call-state.js";
 import { bounded } from "./call-state.js";
-import { childEnv } from "./child-env.js";
-import { allowedTools, type McpServerSpec, mcpToolName } from "./config.js";
-import { type ActiveSpec, isObject, messageOf, type ServerConnection } from "./connection.js";
-import { onElicit } from "./elicit.js";
-import type { Elicitation } from "./mapping.js";
+import { makeClient } from "./capabilities.js";
+import type { McpServerSpec } from "./config.js";
+import { type ActiveSpec, messageOf, type ServerConnection } from "./connection.js";
+import { negotiatedProtocol, probeKilled } from "./probe.js";
 import type { Scrubber } from "./scrub.js";
-import { StdioTransport } from "./stdio.js";
+import { offeredTools } from "./tools.js";
+import { openTransport } from "./transport.js";
 import type { LoadMcpOptions, McpRoot, McpServerInfo, McpServerStatus } from "./types.js";
-
-const CLIENT_INFO = { name: "toolnexus", version: "0.1.0" };
 
 /** One configured server: its spec, its state, its client and its tools. */
 export class Server implements ServerConnection {
@@ -74,15 +67,9 @@ export class Server implements ServerConnection {
       try {
         await this.connect(spec, spec.protocol, signal);
       } catch (thrown) {
-        // A stdio server that exits when asked `server/discover` (some SDKs' servers end on any
-        // request before `initialize`): it is gone, so start it again with the 2025 handshake.
-        const probeKilled =
-          spec.kind === "local" &&
-          spec.protocol === "auto" &&
-          this.transport instanceof StdioTransport &&
-          this.transport.hasExited &&
-          this.protocol === undefined;
-        if (!probeKilled || this.closed || signal?.aborted) throw thrown;
+        if (!probeKilled(spec, this.transport, this.protocol) || this.closed || signal?.aborted) {
+          throw thrown;
+        }
         await this.client?.close().catch(() => {});
         await this.connect(spec, "2025", signal);
       }
@@ -92,21 +79,7 @@ export class Server implements ServerConnection {
         "listing tools",
         signal,
       );
-      const byName = new Map(listed.tools.map((tool) => [tool.name, tool]));
-      const kept = allowedTools([...byName.keys()], spec.tools);
-      // Two of its own tools that sanitize to one name (`a.b` and `a_b`) cannot both be offered.
-      const seen = new Map<string, string>();
-      for (const original of kept) {
-        const exposed = mcpToolName(this.name, original);
-        const before = seen.get(exposed);
-        if (before !== undefined) {
-          throw new Error(
-            `its tools "${before}" and "${original}" would both be named ${exposed}; drop one with "tools": { "${original}": false }`,
-          );
-        }
-        seen.set(exposed, original);
-      }
-      this.tools = kept.map((original) => this.tool(byName.get(original)!));
+      this.tools = offeredTools(this, listed.tools, this.originals);
       if (this.closed) throw new Error("the server was stopped while starting");
       this.status = "connected";
     } catch (thrown) {
@@ -137,9 +110,11 @@ export class Server implements ServerConnection {
     signal: AbortSignal | undefined,
   ): Promise<void> {
     if (this.closed) throw new Error("the server was stopped before it started");
-    const client = this.makeClient(protocol);
+    const client = makeClient(this, protocol);
     this.client = client;
-    const transport = spec.kind === "local" ? this.stdio(spec) : this.http(spec);
+    const transport = openTransport(spec, this.options, (text) => {
+      this.stderrTail = (this.stderrTail + text).slice(-2000);
+    });
     this.transport = transport;
     if (spec.kind === "local") this.starts++;
     await bounded(
@@ -148,82 +123,13 @@ export class Server implements ServerConnection {
       "connecting",
       signal,
     );
-    this.protocol =
-      client.getProtocolEra() === "modern" ? client.getNegotiatedProtocolVersion() : "2025";
-  }
-
-  private makeClient(protocol: ActiveSpec["protocol"]): Client {
-    const { options } = this;
-    const capabilities: Record<string, unknown> = {};
-    if (options.elicitation !== false) capabilities.elicitation = { form: {}, url: {} };
-    if (options.sampling !== undefined) capabilities.sampling = {};
-    if (options.roots !== undefined) capabilities.roots = { listChanged: false };
-    const client = new Client(options.clientInfo ?? CLIENT_INFO, {
-      capabilities,
-      // 2026 servers' questions come back to us as data, to suspend on (never fulfilled inside the call).
-      inputRequired: { autoFulfill: false },
-      ...(protocol === "2025"
-        ? {}
-        : {
-            versionNegotiation: {
-              mode: protocol === "auto" ? ("auto" as const) : { pin: protocol },
-            },
-          }),
-    } as ConstructorParameters<typeof Client>[1]);
-    if (options.elicitation !== false) {
-      client.setRequestHandler(
-        "elicitation/create",
-        (request, ctx) =>
-          onElicit(
-            this,
-            this.scrub.deep(request.params as Elicitation),
-            ctx.mcpReq.signal,
-          ) as never,
-      );
-    }
-    const { sampling, roots } = options;
-    if (sampling !== undefined) {
-      client.setRequestHandler(
-        "sampling/createMessage",
-        async (request, ctx) =>
-          (await sampling(this.scrub.deep(request.params as Record<string, unknown>), {
-            server: this.name,
-            signal: ctx.mcpReq.signal,
-          })) as never,
-      );
-    }
-    if (roots !== undefined) {
-      client.setRequestHandler("roots/list", async () => ({ roots: [...(await this.roots())] }));
-    }
-    return client;
+    this.protocol = negotiatedProtocol(client);
   }
 
   async roots(): Promise<readonly McpRoot[]> {
     const { roots } = this.options;
     if (roots === undefined) return [];
     return typeof roots === "function" ? await roots() : roots;
-  }
-
-  private stdio(spec: Extract<McpServerSpec, { kind: "local" }>): StdioTransport {
-    const transport = new StdioTransport({
-      command: spec.command,
-      args: spec.args,
-      env: childEnv(this.options.env ?? process.env, spec.env, this.options.inheritEnv),
-      ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
-      stderr: this.options.stderr ?? "pipe",
-    });
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-2000);
-    });
-    return transport;
-  }
-
-  private http(spec: Extract<McpServerSpec, { kind: "remote" }>): StreamableHTTPClientTransport {
-    // The SDK follows a redirect only within the endpoint's origin, so these headers never
-    // reach another origin (src/redirect.test.ts holds it to that).
-    return new StreamableHTTPClientTransport(new URL(spec.url), {
-      requestInit: { headers: spec.headers },
-    });
   }
 
   /** Disconnects; a local server is stopped with its whole process tree. Nothing starts after. */
@@ -234,28 +140,5 @@ export class Server implements ServerConnection {
     if (client !== undefined) await client.close().catch(() => {});
     // The client closes its transport only once connected; during the start it may not have.
     if (transport !== undefined) await transport.close().catch(() => {});
-  }
-
-  private tool(def: {
-    name: string;
-    description?: string;
-    inputSchema?: unknown;
-    title?: string;
-  }): Tool {
-    const name = mcpToolName(this.name, def.name);
-    this.originals.set(name, def.name);
-    const inputSchema = this.scrub.deep(
-      isObject(def.inputSchema) ? def.inputSchema : { type: "object" },
-    ) as JSONSchema;
-    return {
-      name,
-      description: this.scrub.text(def.description ?? def.title ?? def.name),
-      inputSchema,
-      source: "mcp",
-      // A declined question is the server's to hear (decline/cancel), not the loop's to answer.
-      handlesRefusals: true,
-      maxSuspensions: this.options.maxRounds ?? 8,
-      execute: (args, ctx) => callTool(this, def.name, name, args ?? {}, ctx),
-    };
   }
 }

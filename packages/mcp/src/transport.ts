@@ -1,0 +1,31 @@
+// How a configured server is reached: a local command over stdio (started once, in its own
+// process group: stdio.ts) or a remote endpoint over Streamable HTTP.
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { childEnv } from "./child-env.js";
+import type { ActiveSpec } from "./connection.js";
+import { StdioTransport } from "./stdio.js";
+import type { LoadMcpOptions } from "./types.js";
+
+/** The transport of one start of the server; a local server's stderr goes to `onStderr`. */
+export function openTransport(
+  spec: ActiveSpec,
+  options: LoadMcpOptions,
+  onStderr: (text: string) => void,
+): StdioTransport | StreamableHTTPClientTransport {
+  if (spec.kind === "remote") {
+    // The SDK follows a redirect only within the endpoint's origin, so these headers never
+    // reach another origin (src/redirect.test.ts holds it to that).
+    return new StreamableHTTPClientTransport(new URL(spec.url), {
+      requestInit: { headers: spec.headers },
+    });
+  }
+  const transport = new StdioTransport({
+    command: spec.command,
+    args: spec.args,
+    env: childEnv(options.env ?? process.env, spec.env, options.inheritEnv),
+    ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+    stderr: options.stderr ?? "pipe",
+  });
+  transport.stderr?.on("data", (chunk: Buffer) => onStderr(chunk.toString("utf8")));
+  return transport;
+}
