@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Crew, countStates, judgeDurability, stopWorkers } from "@toolnexus/chaos-kit";
+import { Crew, countStates, guard, judgeDurability, stopWorkers } from "@toolnexus/chaos-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresStore } from "../src/index.js";
 import {
@@ -27,6 +27,8 @@ const KILLS = 10;
 const JITTER_MS = 60;
 const AGENT = fileURLToPath(new URL("./fixtures/durable-agent.mjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "toolnexus-pg-durability-"));
+// Removed by the chaos kit's watchdog if this process dies before afterAll.
+const releaseDir = guard({ remove: dir });
 let cluster: ClusterInfo;
 beforeAll(async () => {
   cluster = await startCluster("chaos");
@@ -37,6 +39,7 @@ afterAll(async () => {
   await stopWorkers();
   if (cluster !== undefined) destroyCluster(cluster);
   rmSync(dir, { recursive: true, force: true });
+  releaseDir();
 });
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,6 +1,5 @@
-import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { build } from "tsup";
+import { buildForWorkers } from "@toolnexus/chaos-kit/build";
 import type { TestProject } from "vitest/node";
 import { type ClusterInfo, destroyCluster, startCluster } from "./cluster.js";
 
@@ -18,20 +17,10 @@ declare module "vitest" {
  * removed when the run ends, however it ends.
  */
 export default async function setup(project: TestProject): Promise<() => void> {
-  const root = fileURLToPath(new URL("..", import.meta.url));
-  const outDir = fileURLToPath(new URL("../test-output/build", import.meta.url));
-  rmSync(outDir, { recursive: true, force: true });
-  const building = build({
-    config: false,
-    entry: { index: `${root}src/index.ts` },
-    outDir,
-    format: ["esm"],
-    target: "node20",
-    dts: false,
-    sourcemap: false,
-    silent: true,
-    external: ["pg", "@toolnexus/core"],
-  });
+  const building = buildForWorkers(fileURLToPath(new URL("..", import.meta.url)), [
+    "pg",
+    "@toolnexus/core",
+  ]);
   const cluster = await startCluster("tests");
   let stopped = false;
   const stop = () => {

@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { judgeDurability, stopWorkers } from "@toolnexus/chaos-kit";
+import { guard, judgeDurability, stopWorkers } from "@toolnexus/chaos-kit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresStore } from "../src/index.js";
@@ -27,6 +27,8 @@ const WORKERS = 3;
 // Progress (runs done) the test waits for between two disruptions, so each hits busy processes.
 const STEP = 25;
 const dir = mkdtempSync(join(tmpdir(), "toolnexus-pg-restart-"));
+// Removed by the chaos kit's watchdog if this process dies before afterAll.
+const releaseDir = guard({ remove: dir });
 let cluster: ClusterInfo;
 beforeAll(async () => {
   cluster = await startCluster("restart");
@@ -35,6 +37,7 @@ afterAll(async () => {
   await stopWorkers();
   if (cluster !== undefined) destroyCluster(cluster);
   rmSync(dir, { recursive: true, force: true });
+  releaseDir();
 });
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Crew, countStates, judgeDurability, stopWorkers } from "@toolnexus/chaos-kit";
+import { Crew, countStates, guard, judgeDurability, stopWorkers } from "@toolnexus/chaos-kit";
 import { afterAll, describe, expect, it } from "vitest";
 import { sqliteStore } from "../src/index.js";
 
@@ -16,10 +16,13 @@ const STARTERS = 4;
 const JITTER_MS = 120;
 const AGENT = fileURLToPath(new URL("./fixtures/durable-agent.mjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "toolnexus-durability-"));
+// Removed by the chaos kit's watchdog if this process dies before afterAll.
+const releaseDir = guard({ remove: dir });
 // Every process this file starts ends here, even when the test fails.
 afterAll(async () => {
   await stopWorkers();
   rmSync(dir, { recursive: true, force: true });
+  releaseDir();
 });
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
