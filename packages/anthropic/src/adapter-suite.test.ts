@@ -3,7 +3,6 @@
 // key redaction and the client scenarios. The payloads are typed with the official SDK's types,
 // so they have the shape the API sends.
 
-import { readFileSync } from "node:fs";
 import type {
   ContentBlock,
   Message,
@@ -18,18 +17,16 @@ import {
   adapterSuite,
   type KitErrorReport,
   type KitTurn,
-  kitOptions,
+  kitModel,
+  packageVersion,
   sseEvent,
 } from "@toolnexus/provider-utils/testing";
 import { type AnthropicOptions, anthropic } from "./index.js";
 import type { MessagesRequestBody } from "./wire.js";
 
-/** The version the `user-agent` must name: the package's own. */
-const PACKAGE_VERSION = (
-  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  }
-).version;
+/** The adapter's factory, called with the options as given. */
+const create = (options: Record<string, unknown> & { model: string }) =>
+  anthropic(options as AnthropicOptions);
 
 function stopReason(turn: KitTurn): StopReason {
   if ((turn.calls ?? []).length > 0) return "tool_use";
@@ -188,15 +185,7 @@ const TYPES: Record<number, ErrorResponse["error"]["type"]> = {
 
 export const messagesHarness: AdapterHarness = {
   provider: "anthropic",
-  model: (settings) =>
-    anthropic({
-      model: "claude-sonnet-4-5",
-      baseUrl: settings.baseUrl,
-      apiKey: settings.apiKey,
-      retries: settings.retries,
-      retryBaseMs: settings.retryBaseMs,
-      ...kitOptions(settings),
-    }),
+  model: kitModel(create, "claude-sonnet-4-5"),
   json: message,
   sse: stream,
   errorBody: (status, text): ErrorResponse => ({
@@ -231,10 +220,13 @@ export const messagesHarness: AdapterHarness = {
   memoryRunStore,
   translate,
   options: {
-    create: (options) => anthropic(options as AnthropicOptions),
+    create,
     apiKeyEnv: ["ANTHROPIC_API_KEY"],
     keyHeader: { name: "x-api-key", value: (key) => key },
-    userAgent: { product: "toolnexus-anthropic", version: PACKAGE_VERSION },
+    userAgent: {
+      product: "toolnexus-anthropic",
+      version: packageVersion(new URL("../package.json", import.meta.url)),
+    },
     idPrefix: "anthropic",
     defaultBaseUrl: "https://api.anthropic.com",
   },

@@ -3,7 +3,12 @@
 // the body each provider receives is the one §11 describes.
 import { type TranslateRequest, translate } from "@toolnexus/client";
 import { openai } from "@toolnexus/openai";
-import { type MockServer, startMockServer } from "@toolnexus/provider-utils/testing";
+import {
+  KIT_TRANSLATE_REQUEST,
+  KIT_WEATHER_SCHEMA,
+  type MockServer,
+  startMockServer,
+} from "@toolnexus/provider-utils/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { anthropic } from "./model.js";
 
@@ -14,46 +19,9 @@ afterEach(async () => {
   servers = [];
 });
 
-const schema = {
-  type: "object",
-  properties: { city: { type: "string" } },
-  required: ["city"],
-};
-
-const request: TranslateRequest = {
-  messages: [
-    { role: "system", content: "Answer with the tools." },
-    { role: "user", content: [{ type: "text", text: "Weather in Paris and Rome?" }] },
-    {
-      role: "assistant",
-      content: null,
-      tool_calls: [
-        {
-          id: "call_1",
-          type: "function",
-          function: { name: "get_weather", arguments: '{"city":"Paris"}' },
-        },
-        // Arguments as an object, as some clients send them.
-        {
-          id: "call_2",
-          type: "function",
-          function: { name: "get_weather", arguments: { city: "Rome" } },
-        },
-      ],
-    },
-    { role: "tool", tool_call_id: "call_1", content: "Sunny, 21°C" },
-    { role: "tool", tool_call_id: "call_2", content: "Rain, 14°C" },
-    { role: "user", content: "And Berlin?" },
-  ],
-  tools: [
-    {
-      type: "function",
-      function: { name: "get_weather", description: "Current weather", parameters: schema },
-    },
-  ],
-  toolChoice: "required",
-  maxTokens: 256,
-};
+// The adapter kit's translate conversation: parallel calls, one with object arguments.
+const request = KIT_TRANSLATE_REQUEST as TranslateRequest;
+const schema = KIT_WEATHER_SCHEMA;
 
 /** One reply in both providers' shapes (as in the recorded payloads of src/__fixtures__). */
 interface Reply {

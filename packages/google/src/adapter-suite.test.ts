@@ -2,37 +2,26 @@
 // function calls, parallel calls, streaming split at every byte, usage, errors and retries,
 // abort, key redaction and the client scenarios, on payloads shaped as the recordings in
 // src/__fixtures__.
-import { readFileSync } from "node:fs";
 import { createClient, memoryRunStore, translate } from "@toolnexus/client";
 import {
   type AdapterHarness,
   adapterSuite,
   type KitErrorReport,
-  kitOptions,
+  kitModel,
+  packageVersion,
   sseEvent,
 } from "@toolnexus/provider-utils/testing";
 import { type GoogleOptions, google } from "./index.js";
 import { errorBody, response, stream } from "./test-fixtures.js";
 import type { GenerateContentRequest } from "./wire.js";
 
-/** The version the `user-agent` must name: the package's own. */
-const PACKAGE_VERSION = (
-  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  }
-).version;
+/** The adapter's factory, called with the options as given. */
+const create = (options: Record<string, unknown> & { model: string }) =>
+  google(options as GoogleOptions);
 
 export const geminiHarness: AdapterHarness = {
   provider: "google",
-  model: (settings) =>
-    google({
-      model: "gemini-3-pro-preview",
-      baseUrl: `${settings.baseUrl}/v1beta`,
-      apiKey: settings.apiKey,
-      retries: settings.retries,
-      retryBaseMs: settings.retryBaseMs,
-      ...kitOptions(settings),
-    }),
+  model: kitModel(create, "gemini-3-pro-preview", "/v1beta"),
   json: response,
   sse: stream,
   errorBody,
@@ -69,10 +58,13 @@ export const geminiHarness: AdapterHarness = {
   memoryRunStore,
   translate,
   options: {
-    create: (options) => google(options as GoogleOptions),
+    create,
     apiKeyEnv: ["GOOGLE_API_KEY", "GEMINI_API_KEY"],
     keyHeader: { name: "x-goog-api-key", value: (key) => key },
-    userAgent: { product: "toolnexus-google", version: PACKAGE_VERSION },
+    userAgent: {
+      product: "toolnexus-google",
+      version: packageVersion(new URL("../package.json", import.meta.url)),
+    },
     idPrefix: "google",
     defaultBaseUrl: "https://generativelanguage.googleapis.com/v1beta",
   },

@@ -2,14 +2,14 @@
 // text, tool calls, parallel calls, streaming split at every byte, usage, errors and retries,
 // abort, key redaction and the client scenarios. The payloads are typed with the official SDK's
 // types, so they have the shape the API sends.
-import { readFileSync } from "node:fs";
 import { createClient, memoryRunStore, translate } from "@toolnexus/client";
 import {
   type AdapterHarness,
   adapterSuite,
   type KitErrorReport,
   type KitTurn,
-  kitOptions,
+  kitModel,
+  packageVersion,
   sseEvent,
 } from "@toolnexus/provider-utils/testing";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
@@ -18,12 +18,9 @@ import type { ErrorObject } from "openai/resources/shared";
 import { type OpenAIOptions, openai } from "./index.js";
 import type { ChatRequestBody } from "./wire.js";
 
-/** The version the `user-agent` must name: the package's own. */
-const PACKAGE_VERSION = (
-  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  }
-).version;
+/** The adapter's factory, called with the options as given. */
+const create = (options: Record<string, unknown> & { model: string }) =>
+  openai(options as OpenAIOptions);
 
 const SDK_MODEL = "gpt-4o-mini-2024-07-18";
 
@@ -142,15 +139,7 @@ const TYPES: Record<number, string> = {
 
 export const chatHarness: AdapterHarness = {
   provider: "openai",
-  model: (settings) =>
-    openai({
-      model: "gpt-4o-mini",
-      baseUrl: `${settings.baseUrl}/v1`,
-      apiKey: settings.apiKey,
-      retries: settings.retries,
-      retryBaseMs: settings.retryBaseMs,
-      ...kitOptions(settings),
-    }),
+  model: kitModel(create, "gpt-4o-mini", "/v1"),
   json: completion,
   sse: stream,
   errorBody: (status, message) => {
@@ -190,10 +179,13 @@ export const chatHarness: AdapterHarness = {
   memoryRunStore,
   translate,
   options: {
-    create: (options) => openai(options as OpenAIOptions),
+    create,
     apiKeyEnv: ["OPENAI_API_KEY", "OPENROUTER_API_KEY"],
     keyHeader: { name: "authorization", value: (key) => `Bearer ${key}` },
-    userAgent: { product: "toolnexus-openai", version: PACKAGE_VERSION },
+    userAgent: {
+      product: "toolnexus-openai",
+      version: packageVersion(new URL("../package.json", import.meta.url)),
+    },
     idPrefix: "openai",
     defaultBaseUrl: "https://api.openai.com/v1",
   },

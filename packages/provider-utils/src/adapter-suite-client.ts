@@ -61,6 +61,56 @@ export interface KitTranslate {
   translate(model: Model, request: KitTranslateRequest): Promise<KitTranslateResult>;
 }
 
+/** The weather tool's JSON Schema in {@link KIT_TRANSLATE_REQUEST}. */
+export const KIT_WEATHER_SCHEMA = {
+  type: "object",
+  properties: { city: { type: "string" } },
+  required: ["city"],
+};
+
+/**
+ * The conversation the translate scenarios send (OpenAI's shape, SPEC §11): parallel calls, one
+ * with object arguments as some clients send them, their results, then the user's next question.
+ * Exported so an adapter's own test can check the wire body it becomes.
+ */
+export const KIT_TRANSLATE_REQUEST: KitTranslateRequest = {
+  messages: [
+    { role: "system", content: "Answer with the tools." },
+    { role: "user", content: [{ type: "text", text: "Weather in Paris and Rome?" }] },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        {
+          id: "call_1",
+          type: "function",
+          function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+        },
+        {
+          id: "call_2",
+          type: "function",
+          function: { name: "get_weather", arguments: { city: "Rome" } },
+        },
+      ],
+    },
+    { role: "tool", tool_call_id: "call_1", content: "Sunny, 21°C" },
+    { role: "tool", tool_call_id: "call_2", content: "Rain, 14°C" },
+    { role: "user", content: "And Berlin?" },
+  ],
+  tools: [
+    {
+      type: "function",
+      function: {
+        name: "get_weather",
+        description: "Current weather",
+        parameters: KIT_WEATHER_SCHEMA,
+      },
+    },
+  ],
+  toolChoice: "required",
+  maxTokens: 256,
+};
+
 /** One scripted model turn, as the suite's `KitTurn`. */
 interface Turn {
   id: string;
@@ -391,41 +441,7 @@ export function clientScenarios(vitest: Vitest, ctx: ClientContext): void {
 
   const translate = ctx.translate;
   describe.skipIf(translate === undefined)("translate (SPEC §11)", () => {
-    const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
-    // A conversation with parallel calls (one with object arguments, as some clients send).
-    const request: KitTranslateRequest = {
-      messages: [
-        { role: "system", content: "Answer with the tools." },
-        { role: "user", content: [{ type: "text", text: "Weather in Paris and Rome?" }] },
-        {
-          role: "assistant",
-          content: null,
-          tool_calls: [
-            {
-              id: "call_1",
-              type: "function",
-              function: { name: "get_weather", arguments: '{"city":"Paris"}' },
-            },
-            {
-              id: "call_2",
-              type: "function",
-              function: { name: "get_weather", arguments: { city: "Rome" } },
-            },
-          ],
-        },
-        { role: "tool", tool_call_id: "call_1", content: "Sunny, 21°C" },
-        { role: "tool", tool_call_id: "call_2", content: "Rain, 14°C" },
-        { role: "user", content: "And Berlin?" },
-      ],
-      tools: [
-        {
-          type: "function",
-          function: { name: "get_weather", description: "Current weather", parameters: schema },
-        },
-      ],
-      toolChoice: "required",
-      maxTokens: 256,
-    };
+    const request = KIT_TRANSLATE_REQUEST;
     const usage: Usage = { promptTokens: 120, completionTokens: 18, totalTokens: 138 };
 
     it("a tool call comes back in OpenAI's terms, the transcript's results sent by call", async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type {
   Model,
   ModelRequest,
@@ -32,6 +33,7 @@ export type {
   KitTranslateRequest,
   KitTranslateResult,
 } from "./adapter-suite-client.js";
+export { KIT_TRANSLATE_REQUEST, KIT_WEATHER_SCHEMA } from "./adapter-suite-client.js";
 export type { KitOptionsHarness } from "./adapter-suite-options.js";
 
 /** One tool call of a scripted turn. */
@@ -107,6 +109,35 @@ export function kitOptions(
   if (settings.maxEventBytes !== undefined) out.maxEventBytes = settings.maxEventBytes;
   if (settings.maxResponseBytes !== undefined) out.maxResponseBytes = settings.maxResponseBytes;
   return out;
+}
+
+/**
+ * The harness's `model` for an adapter factory: builds `model` against the mock server's URL
+ * (with `basePath` appended, e.g. `"/v1"`), passing the key, the retry settings and every optional
+ * setting through.
+ *
+ * @example
+ * model: kitModel((options) => myModel(options as MyOptions), "my-small", "/v1"),
+ */
+export function kitModel(
+  create: (options: Record<string, unknown> & { model: string }) => Model,
+  model: string,
+  basePath = "",
+): (settings: KitModelSettings) => Model {
+  return (settings) =>
+    create({
+      model,
+      baseUrl: `${settings.baseUrl}${basePath}`,
+      apiKey: settings.apiKey,
+      retries: settings.retries,
+      retryBaseMs: settings.retryBaseMs,
+      ...kitOptions(settings),
+    });
+}
+
+/** The `version` of a `package.json` (the one a `user-agent` must name), for `options.userAgent`. */
+export function packageVersion(packageJson: URL): string {
+  return (JSON.parse(readFileSync(packageJson, "utf8")) as { version: string }).version;
 }
 
 /**

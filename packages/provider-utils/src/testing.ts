@@ -16,7 +16,15 @@ export type {
   KitTranslateResult,
   KitTurn,
 } from "./adapter-suite.js";
-export { adapterSuite, KIT_API_KEY, kitOptions } from "./adapter-suite.js";
+export {
+  adapterSuite,
+  KIT_API_KEY,
+  KIT_TRANSLATE_REQUEST,
+  KIT_WEATHER_SCHEMA,
+  kitModel,
+  kitOptions,
+  packageVersion,
+} from "./adapter-suite.js";
 export type { KitErrorReport } from "./adapter-suite-trust.js";
 export type {
   ByteCut,

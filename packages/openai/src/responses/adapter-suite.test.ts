@@ -1,37 +1,26 @@
 // The adapter kit of @toolnexus/provider-utils run against openaiResponses (the Responses API):
 // text, function calls, parallel calls, streaming split at every byte, usage, errors and
 // retries, abort, key redaction and the client scenarios.
-import { readFileSync } from "node:fs";
 import { createClient, memoryRunStore, translate } from "@toolnexus/client";
 import {
   type AdapterHarness,
   adapterSuite,
   type KitErrorReport,
-  kitOptions,
+  kitModel,
+  packageVersion,
   sseEvent,
 } from "@toolnexus/provider-utils/testing";
 import { type OpenAIResponsesOptions, openaiResponses } from "../index.js";
 import { response, stream } from "./test-fixtures.js";
 import type { ResponsesRequestBody } from "./wire.js";
 
-/** The version the `user-agent` must name: the package's own. */
-const PACKAGE_VERSION = (
-  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  }
-).version;
+/** The adapter's factory, called with the options as given. */
+const create = (options: Record<string, unknown> & { model: string }) =>
+  openaiResponses(options as OpenAIResponsesOptions);
 
 export const responsesHarness: AdapterHarness = {
   provider: "openai",
-  model: (settings) =>
-    openaiResponses({
-      model: "gpt-5-mini",
-      baseUrl: `${settings.baseUrl}/v1`,
-      apiKey: settings.apiKey,
-      retries: settings.retries,
-      retryBaseMs: settings.retryBaseMs,
-      ...kitOptions(settings),
-    }),
+  model: kitModel(create, "gpt-5-mini", "/v1"),
   json: response,
   sse: stream,
   // The same error envelope as Chat Completions.
@@ -98,10 +87,13 @@ export const responsesHarness: AdapterHarness = {
   memoryRunStore,
   translate,
   options: {
-    create: (options) => openaiResponses(options as OpenAIResponsesOptions),
+    create,
     apiKeyEnv: ["OPENAI_API_KEY", "OPENROUTER_API_KEY"],
     keyHeader: { name: "authorization", value: (key) => `Bearer ${key}` },
-    userAgent: { product: "toolnexus-openai", version: PACKAGE_VERSION },
+    userAgent: {
+      product: "toolnexus-openai",
+      version: packageVersion(new URL("../../package.json", import.meta.url)),
+    },
     idPrefix: "openai-responses",
     defaultBaseUrl: "https://api.openai.com/v1",
   },
