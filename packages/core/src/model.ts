@@ -25,6 +25,12 @@ export interface ModelResponse {
   /** The provider's response id; becomes the assistant message's id. */
   id?: string;
   text: string;
+  /**
+   * The reasoning the provider shows (its thinking or reasoning summary text, joined), when it
+   * gives any. Read-only: it is not sent back; what a provider needs next turn (signatures,
+   * encrypted reasoning) travels in `providerData`.
+   */
+  reasoning?: string;
   toolCalls: ToolCall[];
   usage?: Usage;
   /** The provider's stop reason as it sent it, e.g. `"stop"`, `"tool_calls"`, `"end_turn"`. */
@@ -51,6 +57,8 @@ export interface ModelCallOptions {
 /** One piece of a streamed model response. The stream always ends with `finish`. */
 export type ModelStreamPart =
   | { type: "text"; delta: string }
+  /** A piece of the reasoning the provider shows ({@link ModelResponse.reasoning}). */
+  | { type: "reasoning"; delta: string }
   | { type: "tool_call"; call: ToolCall }
   | { type: "finish"; response: ModelResponse };
 

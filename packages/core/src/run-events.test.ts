@@ -7,10 +7,12 @@ import {
   checkLoopEvents,
   eventOutput,
   eventReadLimit,
+  LOOP_RUN_EVENTS,
   MAX_ACTOR_CHARS,
   MAX_EVENT_DATA_CHARS,
   MAX_EVENT_OUTPUT_CHARS,
   MAX_EVENTS_PER_READ,
+  RUN_EVENT_TYPES,
 } from "./run-events.js";
 
 describe("run event checks", () => {
@@ -22,6 +24,15 @@ describe("run event checks", () => {
     expect(checkLoopEvents([{ type: "turn" }], "appendEvents")).toEqual([
       { type: "turn", data: {} },
     ]);
+  });
+
+  it("takes reasoning as a loop event, listed after text", () => {
+    const data = { turn: 2, text: "Compare the two totals first." };
+    expect(checkLoopEvents([{ type: "reasoning", data }], "appendEvents")).toEqual([
+      { type: "reasoning", data },
+    ]);
+    expect(LOOP_RUN_EVENTS.has("reasoning")).toBe(true);
+    expect(RUN_EVENT_TYPES.indexOf("reasoning")).toBe(RUN_EVENT_TYPES.indexOf("text") + 1);
   });
 
   it("refuses the events a store records itself, and data that is not JSON or too big", () => {

@@ -13,6 +13,8 @@ export type RunEventType =
   | "turn"
   /** Assistant text, deltas coalesced: `{ turn, text }`. */
   | "text"
+  /** Reasoning the provider showed, deltas coalesced like text: `{ turn, text }`. */
+  | "reasoning"
   /** The model called a tool: `{ callId, name, args }`. */
   | "tool_call"
   /** A call ended: `{ callId, name, isError, timedOut, output }` (`output` capped). */
@@ -39,6 +41,7 @@ export const RUN_EVENT_TYPES: readonly RunEventType[] = [
   "started",
   "turn",
   "text",
+  "reasoning",
   "tool_call",
   "tool_result",
   "progress",
@@ -62,6 +65,7 @@ export const TERMINAL_RUN_EVENTS: ReadonlySet<RunEventType> = new Set([
 export const LOOP_RUN_EVENTS: ReadonlySet<RunEventType> = new Set([
   "turn",
   "text",
+  "reasoning",
   "tool_call",
   "tool_result",
   "progress",

@@ -59,10 +59,11 @@ export function eventsContract(current: () => RunStore): void {
     expect(
       await store().appendEvents!(lease, [
         { type: "turn", data: { turn: 1 } },
+        { type: "reasoning", data: { turn: 1, text: "The user wants staging." } },
         { type: "text", data: { turn: 1, text: "Checking." } },
         { type: "tool_call", data: { callId: "call_1", name: "ask", args: { n: 1 } } },
       ]),
-    ).toBe(4);
+    ).toBe(5);
     await store().halt(kit.sampleCheckpoint({ runId: "run_1", pending: ["r1"] }), lease);
     await store().answer({ id: "r1", ok: true, data: { env: "staging" } }, { by: "alice" });
     const claimed = await claim("run_1", "w2");
@@ -70,13 +71,14 @@ export function eventsContract(current: () => RunStore): void {
       await store().appendEvents!(claimed.lease, [
         { type: "tool_result", data: { callId: "call_1", name: "ask", isError: false } },
       ]),
-    ).toBe(8);
+    ).toBe(9);
     await store().finish(claimed.lease, { state: "done", result: kit.sampleResult("run_1") });
 
     const all = await events("run_1");
     expect(all.map((e) => e.type)).toEqual([
       "started",
       "turn",
+      "reasoning",
       "text",
       "tool_call",
       "suspended",
@@ -85,18 +87,19 @@ export function eventsContract(current: () => RunStore): void {
       "tool_result",
       "done",
     ]);
-    expect(all.map((e) => e.offset)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(all.map((e) => e.offset)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     for (const event of all) {
       expect(event.runId).toBe("run_1");
       expect(Number.isNaN(Date.parse(event.at))).toBe(false);
     }
     expect(all[0]!.data).toMatchObject({ sessionId: "s1", agent: "helper" });
-    expect(all[2]!.data).toEqual({ turn: 1, text: "Checking." });
-    expect(all[4]!.data).toEqual({ requests: [{ id: "r1", kind: "input", prompt: "question 1" }] });
+    expect(all[2]!.data).toEqual({ turn: 1, text: "The user wants staging." });
+    expect(all[3]!.data).toEqual({ turn: 1, text: "Checking." });
+    expect(all[5]!.data).toEqual({ requests: [{ id: "r1", kind: "input", prompt: "question 1" }] });
     // Who answered, and never the answer's data (a follower may see less than the run).
-    expect(all[5]!.data).toEqual({ requestId: "r1", ok: true, by: "alice" });
-    expect(all[6]!.data).toEqual({ owner: "w2", reason: "ready" });
-    expect(all[8]!.data).toEqual({ text: "all done" });
+    expect(all[6]!.data).toEqual({ requestId: "r1", ok: true, by: "alice" });
+    expect(all[7]!.data).toEqual({ owner: "w2", reason: "ready" });
+    expect(all[9]!.data).toEqual({ text: "all done" });
   });
 
   it("reads after an offset, at most a limit, and nothing of an unknown run", async () => {
