@@ -9,8 +9,8 @@ import {
   type MockHandler,
   type MockReply,
   type MockServer,
+  mockServerPerTest,
   splitBytes,
-  startMockServer,
 } from "@toolnexus/provider-utils/testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type AnthropicOptions, anthropic } from "./model.js";
@@ -18,7 +18,7 @@ import { event, message, streamBody } from "./test-fixtures.js";
 import type { MessagesRequestBody } from "./wire.js";
 
 const KEY = "sk-ant-api03-TESTKEY0123456789";
-let server: MockServer | undefined;
+const mock = mockServerPerTest(afterEach);
 
 beforeEach(() => {
   // The machine's own variables must not leak into these tests.
@@ -26,15 +26,12 @@ beforeEach(() => {
   vi.stubEnv("ANTHROPIC_BASE_URL", "");
 });
 
-afterEach(async () => {
+afterEach(() => {
   vi.unstubAllEnvs();
-  await server?.close();
-  server = undefined;
 });
 
-async function serve(script: readonly MockReply[]): Promise<MockServer> {
-  server = await startMockServer(script);
-  return server;
+function serve(script: readonly MockReply[]): Promise<MockServer> {
+  return mock.serve(script);
 }
 
 /** Answers "ok", as a stream when the request asks for one. */
@@ -43,8 +40,7 @@ async function serveOk(): Promise<MockServer> {
     (request.body as MessagesRequestBody).stream === true
       ? { chunks: [streamBody({ text: ["ok"] })] }
       : { json: message({ text: "ok" }) };
-  server = await startMockServer(handler);
-  return server;
+  return mock.serve(handler);
 }
 
 function model(url: string, options: Partial<AnthropicOptions> = {}): Model {
@@ -91,7 +87,7 @@ const expectedTools = [
 
 /** The recorded body, typed as what the adapter sends and checked against the SDK's types. */
 function sentBody(index = 0): MessagesRequestBody {
-  const body = server?.requests[index]?.body as MessagesRequestBody;
+  const body = mock.server?.requests[index]?.body as MessagesRequestBody;
   body satisfies MessageCreateParams;
   return body;
 }
@@ -316,7 +312,7 @@ describe("anthropic retries and failures", () => {
     expect((await model(url).generate(ask)).text).toBe("ok");
     expect(requests).toHaveLength(3);
 
-    await server?.close();
+    await mock.server?.close();
     const again = await serve([overloaded]);
     const error = await failure(model(again.url, { retries: 1 }).generate(ask));
     expect(again.requests).toHaveLength(2);

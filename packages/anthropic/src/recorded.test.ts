@@ -17,8 +17,8 @@ import { nativeTool } from "@toolnexus/native";
 import {
   type MockReply,
   type MockServer,
+  mockServerPerTest,
   splitBytes,
-  startMockServer,
 } from "@toolnexus/provider-utils/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -45,22 +45,16 @@ function sse(name: string): string {
     .join("");
 }
 
-let server: MockServer | undefined;
+const mock = mockServerPerTest(afterEach);
 
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(script: readonly MockReply[]): Promise<MockServer> {
-  server = await startMockServer(script);
-  return server;
+function serve(script: readonly MockReply[]): Promise<MockServer> {
+  return mock.serve(script);
 }
 
 function model(options: Partial<AnthropicOptions> = {}) {
   return anthropic({
     model: "claude-sonnet-4-0",
-    baseUrl: server?.url ?? "",
+    baseUrl: mock.server?.url ?? "",
     apiKey: KEY,
     retryBaseMs: 1,
     ...options,
@@ -68,7 +62,7 @@ function model(options: Partial<AnthropicOptions> = {}) {
 }
 
 function sent(index: number): MessagesRequestBody {
-  const body = server?.requests[index]?.body as MessagesRequestBody;
+  const body = mock.server?.requests[index]?.body as MessagesRequestBody;
   body satisfies MessageCreateParams;
   return body;
 }
@@ -371,8 +365,7 @@ describe("stop reasons", () => {
       const response =
         "chunks" in reply ? await finish(model().stream!(ask)) : await model().generate(ask);
       expect(response, finishReason).toMatchObject({ finishReason, stopReason });
-      await server?.close();
-      server = undefined;
+      await mock.server?.close();
     }
   });
 
@@ -464,7 +457,7 @@ describe("errors and retry hints", () => {
     const error = await model()
       .generate(ask)
       .catch((thrown: unknown) => thrown);
-    expect(server?.requests).toHaveLength(1);
+    expect(mock.server?.requests).toHaveLength(1);
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({
       status: 401,
@@ -490,7 +483,7 @@ describe("errors and retry hints", () => {
   it("529 overloaded with x-should-retry: true is retried", async () => {
     await serve([reply("overloaded_529"), { json: loop2 }]);
     expect((await model().generate(ask)).text).toContain("Mexico City");
-    expect(server?.requests).toHaveLength(2);
+    expect(mock.server?.requests).toHaveLength(2);
   });
 
   it("a Retry-After longer than maxRetryDelayMs waits only that long", async () => {

@@ -5,7 +5,7 @@ import type { AssistantMessage, Message, ModelRequest, Tool } from "@toolnexus/c
 import {
   type MockReply,
   type MockServer,
-  startMockServer,
+  mockServerPerTest,
 } from "@toolnexus/provider-utils/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MissingApiKeyError, ProviderError } from "./index.js";
@@ -16,22 +16,19 @@ import type { GenerateContentRequest } from "./wire.js";
 
 const KEY = "AIzaSyTest-kit-0123456789abcdefghijklmn";
 
-let server: MockServer | undefined;
-afterEach(async () => {
+const mock = mockServerPerTest(afterEach);
+afterEach(() => {
   vi.unstubAllEnvs();
-  await server?.close();
-  server = undefined;
 });
 
-async function serve(...replies: MockReply[]): Promise<MockServer> {
-  server = await startMockServer(replies);
-  return server;
+function serve(...replies: MockReply[]): Promise<MockServer> {
+  return mock.serve(replies);
 }
 
 function model(options: Partial<Parameters<typeof google>[0]> = {}) {
   return google({
     model: "gemini-3-pro-preview",
-    baseUrl: `${server?.url}/v1beta`,
+    baseUrl: `${mock.server?.url}/v1beta`,
     apiKey: KEY,
     retryBaseMs: 1,
     ...options,
@@ -40,7 +37,7 @@ function model(options: Partial<Parameters<typeof google>[0]> = {}) {
 
 const json = (name: string): MockReply => ({ json: JSON.parse(fixture(name)) });
 const chunks = (name: string): MockReply => ({ chunks: [sseOfChunks(fixture(name))] });
-const sent = (index: number) => server?.requests[index]?.body as GenerateContentRequest;
+const sent = (index: number) => mock.server?.requests[index]?.body as GenerateContentRequest;
 
 const ASK: ModelRequest = { messages: [{ role: "user", content: "How many r's?" }], tools: [] };
 
@@ -81,7 +78,7 @@ describe("text", () => {
         },
       },
     });
-    const request = server?.requests[0];
+    const request = mock.server?.requests[0];
     expect(request?.path).toBe("/v1beta/models/gemini-3-pro-preview:generateContent");
     expect(request?.headers["x-goog-api-key"]).toBe(KEY);
     expect(request?.headers["user-agent"]).toMatch(/^toolnexus-google\//);
@@ -92,7 +89,7 @@ describe("text", () => {
     await serve(chunks("google-text.chunks.txt"));
     const parts = [];
     for await (const part of model().stream?.(ASK) ?? []) parts.push(part);
-    expect(server?.requests[0]?.path).toBe(
+    expect(mock.server?.requests[0]?.path).toBe(
       "/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse",
     );
     expect(parts.filter((p) => p.type === "text").map((p) => p.delta)).toEqual([
@@ -321,7 +318,7 @@ describe("errors", () => {
       retryable: true,
       retryAfterMs: 34_400,
     });
-    expect(server?.requests).toHaveLength(2);
+    expect(mock.server?.requests).toHaveLength(2);
   });
 
   it("a recorded 400 is INVALID_ARGUMENT and not retried", async () => {
@@ -338,7 +335,7 @@ describe("errors", () => {
       providerType: "INVALID_ARGUMENT",
       retryable: false,
     });
-    expect(server?.requests).toHaveLength(1);
+    expect(mock.server?.requests).toHaveLength(1);
   });
 
   it("a bad key (400 with ErrorInfo API_KEY_INVALID) has that reason as providerCode", async () => {
@@ -387,7 +384,7 @@ describe("errors", () => {
       providerMessage: "The model is overloaded. Please try again later.",
       providerType: "UNAVAILABLE",
     });
-    await server?.close();
+    await mock.server?.close();
     await serve({ chunks: [sseOfChunks(fixture("google-text.chunks.txt").split("\n")[0] ?? "")] });
     await expect(consume()).rejects.toMatchObject({ code: "provider_stream" });
   });
@@ -401,11 +398,11 @@ describe("keys and URLs", () => {
     await model({ apiKey: undefined }).generate(ASK);
     vi.stubEnv("GOOGLE_API_KEY", "");
     await model({ apiKey: undefined }).generate(ASK);
-    expect(server?.requests.map((r) => r.headers["x-goog-api-key"])).toEqual([
+    expect(mock.server?.requests.map((r) => r.headers["x-goog-api-key"])).toEqual([
       "google-key-123",
       "gemini-key-456",
     ]);
-    expect(server?.requests.every((r) => !r.path.includes("key"))).toBe(true);
+    expect(mock.server?.requests.every((r) => !r.path.includes("key"))).toBe(true);
   });
 
   it("a missing key names both variables; a model given as models/<name> works", async () => {

@@ -3,9 +3,9 @@ import { MissingApiKeyError, ProviderError } from "@toolnexus/provider-utils";
 import {
   type MockReply,
   type MockServer,
+  mockServerPerTest,
   splitBytes,
   sseEvent,
-  startMockServer,
 } from "@toolnexus/provider-utils/testing";
 import type {
   ChatCompletionCreateParams,
@@ -18,7 +18,7 @@ import { chunk, completion, streamBody } from "./test-fixtures.js";
 import type { ChatRequestBody } from "./wire.js";
 
 const KEY = "sk-proj-TESTKEY0123456789";
-let server: MockServer | undefined;
+const mock = mockServerPerTest(afterEach);
 
 beforeEach(() => {
   // The machine's own variables must not leak into these tests.
@@ -27,15 +27,12 @@ beforeEach(() => {
   vi.stubEnv("OPENAI_BASE_URL", "");
 });
 
-afterEach(async () => {
+afterEach(() => {
   vi.unstubAllEnvs();
-  await server?.close();
-  server = undefined;
 });
 
-async function serve(script: readonly MockReply[]): Promise<MockServer> {
-  server = await startMockServer(script);
-  return server;
+function serve(script: readonly MockReply[]): Promise<MockServer> {
+  return mock.serve(script);
 }
 
 function model(url: string, options: Partial<OpenAIOptions> = {}): Model {
@@ -69,7 +66,7 @@ const ask: ModelRequest = {
 
 /** The recorded body, typed as what the adapter sends and checked against the SDK's types. */
 function sentBody(index = 0): ChatRequestBody {
-  const body = server?.requests[index]?.body as ChatRequestBody;
+  const body = mock.server?.requests[index]?.body as ChatRequestBody;
   body satisfies ChatCompletionCreateParams;
   return body;
 }
@@ -334,7 +331,7 @@ describe("openai headers: no secret goes where it does not belong", () => {
 
   /** Every header value of every request the server saw, for "never sent" checks. */
   function everyHeader(): string {
-    return JSON.stringify(server?.requests.map((request) => request.headers));
+    return JSON.stringify(mock.server?.requests.map((request) => request.headers));
   }
 
   it("a gateway that needs a key still gets OPENAI_API_KEY when it has none of its own", async () => {

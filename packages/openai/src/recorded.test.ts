@@ -7,7 +7,7 @@ import type { ModelResponse, ModelStreamPart, ToolSpec } from "@toolnexus/core";
 import {
   type MockReply,
   type MockServer,
-  startMockServer,
+  mockServerPerTest,
 } from "@toolnexus/provider-utils/testing";
 import type { ChatCompletionCreateParams } from "openai/resources/chat/completions";
 import { afterEach, describe, expect, it } from "vitest";
@@ -25,22 +25,16 @@ function json<T = Record<string, unknown>>(name: string): T {
   return JSON.parse(text(name)) as T;
 }
 
-let server: MockServer | undefined;
+const mock = mockServerPerTest(afterEach);
 
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(script: readonly MockReply[]): Promise<MockServer> {
-  server = await startMockServer(script);
-  return server;
+function serve(script: readonly MockReply[]): Promise<MockServer> {
+  return mock.serve(script);
 }
 
 function model(options: Partial<OpenAIOptions> = {}) {
   return openai({
     model: "gpt-4o-2024-08-06",
-    baseUrl: server?.url ?? "",
+    baseUrl: mock.server?.url ?? "",
     apiKey: KEY,
     retryBaseMs: 1,
     ...options,
@@ -48,7 +42,7 @@ function model(options: Partial<OpenAIOptions> = {}) {
 }
 
 function sent(index: number): ChatRequestBody {
-  const body = server?.requests[index]?.body as ChatRequestBody;
+  const body = mock.server?.requests[index]?.body as ChatRequestBody;
   body satisfies ChatCompletionCreateParams;
   return body;
 }
@@ -86,8 +80,7 @@ describe("stop reasons", () => {
         finishReason,
         stopReason,
       });
-      await server?.close();
-      server = undefined;
+      await mock.server?.close();
     }
   });
 
@@ -185,7 +178,7 @@ describe("errors and retry hints", () => {
     const error = await model()
       .generate(ask)
       .catch((thrown: unknown) => thrown);
-    expect(server?.requests).toHaveLength(1);
+    expect(mock.server?.requests).toHaveLength(1);
     expect(error).toMatchObject({
       status: 401,
       providerCode: "invalid_api_key",
@@ -214,7 +207,7 @@ describe("errors and retry hints", () => {
     const started = Date.now();
     expect((await model().generate(ask)).finishReason).toBe("stop");
     expect(Date.now() - started).toBeLessThan(10_000);
-    await server?.close();
+    await mock.server?.close();
 
     await serve([
       reply("rate_limit_429", { "x-should-retry": "false" }),
@@ -223,7 +216,7 @@ describe("errors and retry hints", () => {
     const error = await model()
       .generate(ask)
       .catch((thrown: unknown) => thrown);
-    expect(server?.requests).toHaveLength(1);
+    expect(mock.server?.requests).toHaveLength(1);
     expect(error).toMatchObject({
       status: 429,
       retryable: false,
@@ -264,7 +257,7 @@ describe("requests", () => {
       { role: "assistant", content: "Hello." },
       { role: "user", content: "again" },
     ]);
-    expect(server?.requests[0]?.rawBody).not.toContain("c2ln");
+    expect(mock.server?.requests[0]?.rawBody).not.toContain("c2ln");
   });
 
   it("a request's toolChoice and maxTokens win over requestParams", async () => {
@@ -282,7 +275,7 @@ describe("requests", () => {
         toolChoice: choice,
         maxTokens: 100,
       });
-      const body = sent((server?.requests.length ?? 1) - 1);
+      const body = sent((mock.server?.requests.length ?? 1) - 1);
       expect(body.tool_choice).toEqual(wire);
       expect(body.max_tokens).toBe(100);
     }

@@ -8,19 +8,13 @@ import {
   postJson,
   streamEvents,
 } from "./http.js";
-import { type MockReply, type MockServer, sseEvent, startMockServer } from "./testing.js";
+import { type MockReply, type MockServer, mockServerPerTest, sseEvent } from "./testing.js";
 
 const SECRET = "sk-test-0123456789abcdef";
-let server: MockServer | undefined;
+const mock = mockServerPerTest(afterEach);
 
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(script: readonly MockReply[]): Promise<MockServer> {
-  server = await startMockServer(script);
-  return server;
+function serve(script: readonly MockReply[]): Promise<MockServer> {
+  return mock.serve(script);
 }
 
 function settings(overrides: Partial<HttpSettings> = {}): HttpSettings {
@@ -167,8 +161,7 @@ describe("postJson", () => {
 
   it("a refused connection is a network ProviderError", async () => {
     const { url } = await serve([{ json: {} }]);
-    await server?.close();
-    server = undefined;
+    await mock.server?.close();
     const error = await failure(postJson(request(url), settings({ retries: 0 })));
     expect(error).toMatchObject({ code: "provider_network" });
   });

@@ -259,3 +259,43 @@ export function sseEvent(data: unknown, event?: string): string {
   const lines = text.split("\n").map((line) => `data: ${line}`);
   return `${event === undefined ? "" : `event: ${event}\n`}${lines.join("\n")}\n\n`;
 }
+
+/** The mock server of the running test, from {@link mockServerPerTest}. */
+export interface MockServerSlot {
+  /** The server the running test started, until it is closed after the test. */
+  readonly server: MockServer | undefined;
+  /** Starts a server answering from `script` (closing the test's earlier one). */
+  serve(script: readonly MockReply[] | MockHandler): Promise<MockServer>;
+}
+
+/**
+ * One mock server per test, for a test file's top level: pass vitest's `afterEach`, and every
+ * server a test starts with `serve` is closed after it, even when the test fails.
+ *
+ * @example
+ * const mock = mockServerPerTest(afterEach);
+ * it("answers", async () => {
+ *   const { url } = await mock.serve([{ json: { ok: true } }]);
+ *   // ... then read mock.server?.requests
+ * });
+ */
+export function mockServerPerTest(afterEach: (hook: () => Promise<void>) => void): MockServerSlot {
+  let current: MockServer | undefined;
+  afterEach(async () => {
+    const server = current;
+    current = undefined;
+    await server?.close();
+  });
+  return {
+    get server() {
+      return current;
+    },
+    async serve(script) {
+      const before = current;
+      current = undefined;
+      await before?.close();
+      current = await startMockServer(script);
+      return current;
+    },
+  };
+}

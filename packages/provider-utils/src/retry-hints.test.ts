@@ -4,20 +4,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ProviderError } from "./errors.js";
 import { errorDetails, type HttpSettings, postJson } from "./http.js";
 import { parseRetryAfterMs, retryHints } from "./retry.js";
-import { type MockReply, type MockServer, startMockServer } from "./testing.js";
+import { type MockReply, type MockServer, mockServerPerTest } from "./testing.js";
 
 // 21 characters, like the key of the report.
 const SECRET = "sk-test-0123456789abc";
-let server: MockServer | undefined;
+const mock = mockServerPerTest(afterEach);
 
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(script: readonly MockReply[]): Promise<MockServer> {
-  server = await startMockServer(script);
-  return server;
+function serve(script: readonly MockReply[]): Promise<MockServer> {
+  return mock.serve(script);
 }
 
 function settings(overrides: Partial<HttpSettings> = {}): HttpSettings {

@@ -34,8 +34,9 @@ export type {
   MockHandler,
   MockReply,
   MockServer,
+  MockServerSlot,
   RecordedRequest,
   StreamReply,
   TextReply,
 } from "./mock-server.js";
-export { splitBytes, sseEvent, startMockServer } from "./mock-server.js";
+export { mockServerPerTest, splitBytes, sseEvent, startMockServer } from "./mock-server.js";
