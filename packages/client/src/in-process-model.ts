@@ -21,6 +21,8 @@ export interface SimpleTurn {
   /** The response id; becomes the assistant message's id. */
   id?: string;
   content?: string;
+  /** The reasoning the model shows before its answer ({@link ModelResponse.reasoning}). */
+  reasoning?: string;
   toolCalls?: SimpleToolCall[];
   usage?: Partial<Usage>;
 }
@@ -35,6 +37,7 @@ export function toModelResponse(turn: SimpleTurn): ModelResponse {
   });
   const response: ModelResponse = { text: turn.content ?? "", toolCalls };
   if (turn.id !== undefined) response.id = turn.id;
+  if (turn.reasoning !== undefined) response.reasoning = turn.reasoning;
   if (turn.usage !== undefined) {
     const promptTokens = turn.usage.promptTokens ?? 0;
     const completionTokens = turn.usage.completionTokens ?? 0;

@@ -114,10 +114,18 @@ function generate(
 ): Promise<ModelResponse> {
   const { model } = run.config;
   const options = signal === undefined ? {} : { signal };
-  if (!run.streaming) return model.generate(request, options);
+  if (!run.streaming) {
+    if (!run.listening) return model.generate(request, options);
+    // Not streamed, but followed or recorded: the turn's reasoning as one event.
+    return model.generate(request, options).then((response) => {
+      if (!signal?.aborted) emitReasoning(run, response, turn);
+      return response;
+    });
+  }
   if (model.stream === undefined) {
     // A model that cannot stream still shows its answer in a stream: its text as one event.
     return model.generate(request, options).then((response) => {
+      if (!signal?.aborted) emitReasoning(run, response, turn);
       if (response.text !== "" && !signal?.aborted) {
         run.emit({ type: "text", delta: response.text, turn });
       }
@@ -125,6 +133,10 @@ function generate(
     });
   }
   return streamed(run, model.stream.bind(model), request, options, turn);
+}
+
+function emitReasoning(run: Run, response: ModelResponse, turn: number): void {
+  if (response.reasoning) run.emit({ type: "reasoning", delta: response.reasoning, turn });
 }
 
 async function streamed(
@@ -137,6 +149,7 @@ async function streamed(
   let final: ModelResponse | undefined;
   for await (const part of stream(request, options)) {
     if (part.type === "text") run.emit({ type: "text", delta: part.delta, turn });
+    else if (part.type === "reasoning") run.emit({ type: "reasoning", delta: part.delta, turn });
     else if (part.type === "finish") final = part.response;
   }
   if (final === undefined) throw new Error("the stream ended without a finish event");

@@ -1,5 +1,5 @@
-// What a durable run records of itself for followers (`client.follow`): turns, text, tool calls
-// and results, progress. Events are buffered and written with the run's next durable write
+// What a durable run records of itself for followers (`client.follow`): turns, reasoning, text,
+// tool calls and results, progress. Events are buffered and written with the run's next durable write
 // (or the next lease renewal): at most one extra write per durable write (about 1.85× the time
 // of a durable step, `pnpm bench:events`); streamed text is coalesced, never a row per token.
 import { callIdOf, eventOutput, type RunEventInit } from "@toolnexus/core";
@@ -12,6 +12,8 @@ export class RunRecorder {
   private events: RunEventInit[] = [];
   private text = "";
   private textTurn = 0;
+  /** What the buffered text is: the answer, or the reasoning the provider showed. */
+  private textType: "text" | "reasoning" = "text";
   /** The last turn a `turn` event was recorded for, and whether it has had text. */
   private turn = 0;
   private turnHadText = false;
@@ -20,9 +22,13 @@ export class RunRecorder {
   take(event: RunEvent): void {
     switch (event.type) {
       case "text":
+      case "reasoning":
         this.beginTurn(event.turn);
         if (event.delta === "") return;
-        this.turnHadText = true;
+        if (event.type === "text") this.turnHadText = true;
+        // Reasoning and text alternate in one buffer, each run of one kind an event of its own.
+        if (event.type !== this.textType) this.closeText();
+        this.textType = event.type;
         this.text += event.delta;
         this.textTurn = event.turn;
         if (this.text.length >= TEXT_EVENT_CHARS) this.closeText();
@@ -30,12 +36,12 @@ export class RunRecorder {
       case "message": {
         this.beginTurn(event.turn);
         const { content, toolCalls } = event.message;
+        this.closeText();
         // A run that does not stream records the turn's text whole, from its message.
         if (!this.turnHadText && content !== "") {
           this.turnHadText = true;
-          this.pushText(event.turn, content);
+          this.pushText(event.turn, content, "text");
         }
-        this.closeText();
         // The turn's calls, recorded with the step written before they start: a follower
         // sees what runs while it runs.
         for (const call of toolCalls ?? []) {
@@ -101,15 +107,15 @@ export class RunRecorder {
 
   private closeText(): void {
     if (this.text === "") return;
-    this.pushText(this.textTurn, this.text);
+    this.pushText(this.textTurn, this.text, this.textType);
     this.text = "";
   }
 
   /** Text as events of at most TEXT_EVENT_CHARS characters each (an event's data is capped). */
-  private pushText(turn: number, text: string): void {
+  private pushText(turn: number, text: string, type: "text" | "reasoning"): void {
     for (let at = 0; at < text.length; at += TEXT_EVENT_CHARS) {
       this.events.push({
-        type: "text",
+        type,
         data: { turn, text: text.slice(at, at + TEXT_EVENT_CHARS) },
       });
     }

@@ -73,6 +73,9 @@ export function scriptedModel(
     async *stream(request, callOptions = {}): AsyncIterable<ModelStreamPart> {
       callOptions.signal?.throwIfAborted();
       const response = next(request);
+      for (const piece of response.reasoning?.match(/.{1,8}/gs) ?? []) {
+        yield { type: "reasoning", delta: piece };
+      }
       for (const piece of response.text.match(/.{1,8}/gs) ?? []) {
         yield { type: "text", delta: piece };
       }

@@ -30,6 +30,7 @@ describe("RunResult and RunEvent are exhaustive unions", () => {
     const label = (event: RunEvent): string => {
       switch (event.type) {
         case "text":
+        case "reasoning":
           return event.delta;
         case "message":
           return event.message.id;

@@ -220,6 +220,8 @@ export interface WorkSummary {
 /** Everything that happens in a run, in order. `switch` on `type`. */
 export type RunEvent =
   | { type: "text"; delta: string; turn: number }
+  /** Reasoning the provider shows ({@link ModelResponse.reasoning}), streamed or whole. */
+  | { type: "reasoning"; delta: string; turn: number }
   | { type: "message"; message: AssistantMessage; turn: number }
   | { type: "tool_call"; call: ToolCall; messageId: string; ctx: ToolContext }
   | { type: "pending"; call: ToolCall; request: Request }
