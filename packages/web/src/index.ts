@@ -1,3 +1,13 @@
+export {
+  answerOf,
+  checkAgainstSchema,
+  checkOrigin,
+  errorResponse,
+  internalResponse,
+  jsonResponse,
+  readJson,
+  schemaOf,
+} from "./building-blocks.js";
 export type { WebErrorBody, WebErrorCode } from "./errors.js";
 export { WebError } from "./errors.js";
 export { MAX_ID_CHARS, MAX_QUERY_CHARS } from "./guard.js";
