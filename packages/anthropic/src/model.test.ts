@@ -6,11 +6,14 @@ import type {
 import type { Model, ModelRequest, ModelStreamPart, ToolSpec } from "@toolnexus/core";
 import { ProviderError } from "@toolnexus/provider-utils";
 import {
+  collectParts,
   type MockHandler,
   type MockReply,
   type MockServer,
   mockServerPerTest,
+  rejectionOf,
   splitBytes,
+  streamOf,
 } from "@toolnexus/provider-utils/testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type AnthropicOptions, anthropic } from "./model.js";
@@ -90,26 +93,6 @@ function sentBody(index = 0): MessagesRequestBody {
   const body = mock.server?.requests[index]?.body as MessagesRequestBody;
   body satisfies MessageCreateParams;
   return body;
-}
-
-async function collect(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
-  const out: ModelStreamPart[] = [];
-  for await (const part of parts) out.push(part);
-  return out;
-}
-
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (thrown) {
-    return thrown;
-  }
-  throw new Error("expected a rejection");
-}
-
-function stream(m: Model, request: ModelRequest, signal?: AbortSignal) {
-  if (m.stream === undefined) throw new Error("the adapter streams");
-  return m.stream(request, signal === undefined ? undefined : { signal });
 }
 
 describe("anthropic generate", () => {
@@ -314,7 +297,7 @@ describe("anthropic retries and failures", () => {
 
     await mock.server?.close();
     const again = await serve([overloaded]);
-    const error = await failure(model(again.url, { retries: 1 }).generate(ask));
+    const error = await rejectionOf(model(again.url, { retries: 1 }).generate(ask));
     expect(again.requests).toHaveLength(2);
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({
@@ -331,7 +314,7 @@ describe("anthropic stream", () => {
     const { url } = await serve([
       { chunks: [streamBody({ text: ["Hel", "lo", " wörld"], usage: [25, 15] })] },
     ]);
-    const parts = await collect(stream(model(url), ask));
+    const parts = await collectParts(streamOf(model(url), ask));
     const expected = {
       model: "claude-sonnet-4-5",
       max_tokens: 4096,
@@ -387,7 +370,7 @@ describe("anthropic stream", () => {
       { at: "message_stop", offset: 4 },
     ]);
     const { url } = await serve([{ chunks, chunkDelayMs: 10 }]);
-    const parts = await collect(stream(model(url), ask));
+    const parts = await collectParts(streamOf(model(url), ask));
 
     const calls = [
       {
@@ -425,7 +408,7 @@ describe("anthropic stream", () => {
     const { url } = await serve([
       { chunks: [streamBody({ toolUses: [{ id: "toolu_1", name: "now", fragments: [] }] })] },
     ]);
-    const parts = await collect(stream(model(url), ask));
+    const parts = await collectParts(streamOf(model(url), ask));
     expect(parts.filter((p) => p.type === "tool_call")).toEqual([
       { type: "tool_call", call: { id: "toolu_1", name: "now", args: {}, rawArgs: "{}" } },
     ]);
@@ -447,9 +430,9 @@ describe("anthropic stream", () => {
       },
     ]);
     const parts: ModelStreamPart[] = [];
-    const error = await failure(
+    const error = await rejectionOf(
       (async () => {
-        for await (const part of stream(model(url), ask)) parts.push(part);
+        for await (const part of streamOf(model(url), ask)) parts.push(part);
       })(),
     );
     expect(parts).toEqual([{ type: "text", delta: "Hi" }]);
@@ -472,7 +455,7 @@ describe("anthropic stream", () => {
     ].join("");
     const cut = body.indexOf("event: message_delta");
     const { url } = await serve([{ chunks: [body.slice(0, cut), extra, body.slice(cut)] }]);
-    const parts = await collect(stream(model(url), ask));
+    const parts = await collectParts(streamOf(model(url), ask));
     expect(parts.at(-1)).toMatchObject({ type: "finish", response: { text: "ok", toolCalls: [] } });
   });
 
@@ -484,7 +467,7 @@ describe("anthropic stream", () => {
       },
       { chunks: [streamBody({ text: ["ok"] })] },
     ]);
-    const parts = await collect(stream(model(url), ask));
+    const parts = await collectParts(streamOf(model(url), ask));
     expect(parts.at(-1)).toMatchObject({ type: "finish", response: { text: "ok" } });
     expect(requests).toHaveLength(2);
   });

@@ -9,12 +9,11 @@ import {
   assertCheckpoint,
   CHECKPOINT_VERSION,
   type Checkpoint,
-  type ModelResponse,
-  type ModelStreamPart,
   pending,
 } from "@toolnexus/core";
 import { nativeTool } from "@toolnexus/native";
 import {
+  finishOf,
   type MockReply,
   type MockServer,
   mockServerPerTest,
@@ -65,13 +64,6 @@ function sent(index: number): MessagesRequestBody {
   const body = mock.server?.requests[index]?.body as MessagesRequestBody;
   body satisfies MessageCreateParams;
   return body;
-}
-
-async function finish(parts: AsyncIterable<ModelStreamPart>): Promise<ModelResponse> {
-  let final: ModelResponse | undefined;
-  for await (const part of parts) if (part.type === "finish") final = part.response;
-  if (final === undefined) throw new Error("no finish part");
-  return final;
 }
 
 /**
@@ -156,7 +148,7 @@ describe("extended thinking", () => {
       { at: '"signature":"EvQB', offset: 16 },
     ]);
     await serve([{ chunks }]);
-    const response = await finish(model().stream!(ask));
+    const response = await finishOf(model().stream!(ask));
     const recorded = text("anth-thinking.chunks.txt");
     const signature = /"signature_delta","signature":"([^"]+)"/.exec(recorded)?.[1];
     expect(response.providerData).toEqual({
@@ -189,7 +181,7 @@ describe("extended thinking", () => {
     );
     await serve([{ json: reply }, { chunks: [events] }]);
     const plain = await model().generate(ask);
-    const streamed = await finish(model().stream!(ask));
+    const streamed = await finishOf(model().stream!(ask));
     for (const response of [plain, streamed]) {
       const blocks =
         (response.providerData?.anthropic as { blocks: unknown[] } | undefined)?.blocks ?? [];
@@ -363,7 +355,7 @@ describe("stop reasons", () => {
     for (const [reply, finishReason, stopReason] of cases) {
       await serve([reply]);
       const response =
-        "chunks" in reply ? await finish(model().stream!(ask)) : await model().generate(ask);
+        "chunks" in reply ? await finishOf(model().stream!(ask)) : await model().generate(ask);
       expect(response, finishReason).toMatchObject({ finishReason, stopReason });
       await mock.server?.close();
     }
@@ -424,7 +416,7 @@ describe("usage with the prompt cache", () => {
     );
     expect(trimmed).not.toBe(body);
     await serve([{ chunks: [trimmed] }]);
-    expect((await finish(model().stream!(ask))).usage).toEqual({
+    expect((await finishOf(model().stream!(ask))).usage).toEqual({
       promptTokens: 69 + 4000 + 100,
       completionTokens: 53,
       totalTokens: 69 + 4000 + 100 + 53,
@@ -435,7 +427,7 @@ describe("usage with the prompt cache", () => {
 
   it("message_delta's input_tokens replaces message_start's", async () => {
     await serve([{ chunks: [sse("anth-message-delta-input-tokens.chunks.txt")] }]);
-    expect((await finish(model().stream!(ask))).usage).toEqual({
+    expect((await finishOf(model().stream!(ask))).usage).toEqual({
       promptTokens: 61,
       completionTokens: 2,
       totalTokens: 63,

@@ -1,11 +1,14 @@
 import type { Model, ModelRequest, ModelStreamPart, ToolSpec } from "@toolnexus/core";
 import { MissingApiKeyError, ProviderError } from "@toolnexus/provider-utils";
 import {
+  collectParts,
   type MockReply,
   type MockServer,
   mockServerPerTest,
+  rejectionOf,
   splitBytes,
   sseEvent,
+  streamOf,
 } from "@toolnexus/provider-utils/testing";
 import type {
   ChatCompletionCreateParams,
@@ -69,26 +72,6 @@ function sentBody(index = 0): ChatRequestBody {
   const body = mock.server?.requests[index]?.body as ChatRequestBody;
   body satisfies ChatCompletionCreateParams;
   return body;
-}
-
-async function collect(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
-  const out: ModelStreamPart[] = [];
-  for await (const part of parts) out.push(part);
-  return out;
-}
-
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (thrown) {
-    return thrown;
-  }
-  throw new Error("expected a rejection");
-}
-
-function stream(m: Model, request: ModelRequest, signal?: AbortSignal) {
-  if (m.stream === undefined) throw new Error("the adapter streams");
-  return m.stream(request, signal === undefined ? undefined : { signal });
 }
 
 describe("openai generate", () => {
@@ -267,7 +250,7 @@ describe("openai API key", () => {
 
     const fetch = vi.fn<typeof globalThis.fetch>();
     const gateway = openai({ model: "m", baseUrl: "https://gateway.example/v1", fetch });
-    const error = await failure(gateway.generate(ask));
+    const error = await rejectionOf(gateway.generate(ask));
     expect(error).toBeInstanceOf(MissingApiKeyError);
     expect((error as Error).message).toBe(
       "openai: no API key: pass { apiKey } or set OPENAI_API_KEY (a baseUrl on localhost needs none). OPENROUTER_API_KEY is set but is only sent to openrouter.ai, not to gateway.example",
@@ -278,11 +261,11 @@ describe("openai API key", () => {
   it("a missing key is a clear error at the first call, naming the variables", async () => {
     const fetch = vi.fn<typeof globalThis.fetch>();
     const m = openai({ model: "gpt-4o-mini", fetch });
-    const error = await failure(m.generate(ask));
+    const error = await rejectionOf(m.generate(ask));
     expect(error).toBeInstanceOf(MissingApiKeyError);
     expect((error as Error).message).toContain("OPENAI_API_KEY");
     expect((error as Error).message).toContain("OPENROUTER_API_KEY");
-    await expect(collect(stream(m, ask))).rejects.toBeInstanceOf(MissingApiKeyError);
+    await expect(collectParts(streamOf(m, ask))).rejects.toBeInstanceOf(MissingApiKeyError);
     expect(fetch).not.toHaveBeenCalled();
   });
 
@@ -349,7 +332,7 @@ describe("openai stream", () => {
     const { url } = await serve([
       { chunks: [streamBody({ text: ["Hel", "lo", " wörld"], usage: [12, 3] })] },
     ]);
-    const parts = await collect(stream(model(url), ask));
+    const parts = await collectParts(streamOf(model(url), ask));
     const expected = {
       model: "gpt-4o-mini",
       messages: [
@@ -420,7 +403,7 @@ describe("openai stream", () => {
       { at: "[DONE]", offset: 3 },
     ]);
     const { url } = await serve([{ chunks, chunkDelayMs: 10 }]);
-    const parts = await collect(stream(model(url), ask));
+    const parts = await collectParts(streamOf(model(url), ask));
 
     const calls = [
       {
@@ -469,9 +452,9 @@ describe("openai stream", () => {
       },
     ]);
     const parts: ModelStreamPart[] = [];
-    const error = await failure(
+    const error = await rejectionOf(
       (async () => {
-        for await (const part of stream(model(url), ask)) parts.push(part);
+        for await (const part of streamOf(model(url), ask)) parts.push(part);
       })(),
     );
     expect(parts).toEqual([{ type: "text", delta: "Hi" }]);
@@ -485,7 +468,7 @@ describe("openai stream", () => {
 
   it("a server that omits [DONE] after the finish reason is fine", async () => {
     const { url } = await serve([{ chunks: [streamBody({ text: ["ok"], done: false })] }]);
-    const parts = await collect(stream(model(url), ask));
+    const parts = await collectParts(streamOf(model(url), ask));
     expect(parts.at(-1)).toMatchObject({ type: "finish", response: { text: "ok" } });
   });
 });

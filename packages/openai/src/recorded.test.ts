@@ -3,8 +3,9 @@
 // per-request tool choice and token limit, and provider data that is never sent here.
 import { readFileSync } from "node:fs";
 import { createClient } from "@toolnexus/client";
-import type { ModelResponse, ModelStreamPart, ToolSpec } from "@toolnexus/core";
+import type { ToolSpec } from "@toolnexus/core";
 import {
+  finishOf,
   type MockReply,
   type MockServer,
   mockServerPerTest,
@@ -47,13 +48,6 @@ function sent(index: number): ChatRequestBody {
   return body;
 }
 
-async function finish(parts: AsyncIterable<ModelStreamPart>): Promise<ModelResponse> {
-  let final: ModelResponse | undefined;
-  for await (const part of parts) if (part.type === "finish") final = part.response;
-  if (final === undefined) throw new Error("no finish part");
-  return final;
-}
-
 const ask = { messages: [{ role: "user" as const, content: "hi" }], tools: [] };
 
 const weather: ToolSpec = {
@@ -75,7 +69,7 @@ describe("stop reasons", () => {
     for (const [reply, finishReason, stopReason] of cases) {
       await serve([reply]);
       const response =
-        "chunks" in reply ? await finish(model().stream!(ask)) : await model().generate(ask);
+        "chunks" in reply ? await finishOf(model().stream!(ask)) : await model().generate(ask);
       expect(response, `${finishReason} ${stopReason}`).toMatchObject({
         finishReason,
         stopReason,
@@ -127,7 +121,7 @@ describe("usage details", () => {
       .filter((line) => line.trim() !== "")
       .map((line) => `data: ${line}\n\n`);
     await serve([{ chunks: [...body, "data: [DONE]\n\n"] }]);
-    expect((await finish(model().stream!(ask))).usage).toEqual({
+    expect((await finishOf(model().stream!(ask))).usage).toEqual({
       promptTokens: 15,
       completionTokens: 78,
       totalTokens: 93,

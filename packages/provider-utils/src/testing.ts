@@ -40,3 +40,4 @@ export type {
   TextReply,
 } from "./mock-server.js";
 export { mockServerPerTest, splitBytes, sseEvent, startMockServer } from "./mock-server.js";
+export { collectParts, finishOf, rejectionOf, streamOf } from "./stream-parts.js";
