@@ -23,7 +23,8 @@ export type { ParseContext };
  * Reads a Messages API response: the text blocks joined, the `tool_use` blocks as tool calls
  * (their `input` serialised as the raw argument text), usage (see {@link usageOf}), the message
  * id, the stop reason (raw and normalized), and the `thinking` / `redacted_thinking` blocks, kept
- * verbatim in `providerData.anthropic` to be sent back with the turn. Other block kinds (server
+ * verbatim in `providerData.anthropic` to be sent back with the turn; the `thinking` blocks' text
+ * is also the response's `reasoning` (see {@link joinReasoning}). Other block kinds (server
  * tools) are skipped. A body of `type: "error"` is a {@link ProviderError}.
  */
 export function parseMessage(json: unknown, context: ParseContext): ModelResponse {
@@ -36,16 +37,19 @@ export function parseMessage(json: unknown, context: ParseContext): ModelRespons
   let text = "";
   const toolCalls: ToolCall[] = [];
   const thinking: (ThinkingBlockParam | RedactedThinkingBlockParam)[] = [];
+  let reasoning = "";
   for (const item of body.content) {
     const block = asRecord(item);
     const kept = thinkingBlock(block);
     if (kept !== undefined) thinking.push(kept);
+    if (kept?.type === "thinking") reasoning = joinReasoning(reasoning, kept.thinking);
     if (block?.type === "text" && typeof block.text === "string") text += block.text;
     if (block?.type === "tool_use" && typeof block.id === "string") {
       toolCalls.push(toolUseCall(block.id, block.name, JSON.stringify(block.input ?? {})));
     }
   }
   const response: ModelResponse = { text, toolCalls };
+  if (reasoning !== "") response.reasoning = reasoning;
   if (typeof body.id === "string" && body.id !== "") response.id = body.id;
   const usage = usageOf(body.usage);
   if (usage !== undefined) response.usage = usage;
@@ -71,6 +75,15 @@ export function thinkingBlock(
     return { type: "redacted_thinking", data: block.data };
   }
   return undefined;
+}
+
+/**
+ * The reasoning so far with one more thinking block's text: blocks are separated by a blank
+ * line (a redacted block, or one whose thinking is omitted, adds nothing).
+ */
+export function joinReasoning(reasoning: string, more: string): string {
+  if (more === "") return reasoning;
+  return reasoning === "" ? more : `${reasoning}\n\n${more}`;
 }
 
 /** `providerData` of a turn with thinking blocks: `{ anthropic: { blocks } }`. */

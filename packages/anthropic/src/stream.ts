@@ -4,6 +4,7 @@ import {
   type AnthropicCounts,
   countsOf,
   errorEvent,
+  joinReasoning,
   type ParseContext,
   providerDataOf,
   stopReasonOf,
@@ -29,7 +30,8 @@ interface OpenBlock {
  * `content_block_start` / `content_block_delta` / `content_block_stop` (text deltas pass through
  * as they arrive; `input_json_delta` fragments, cut anywhere, are joined and parsed when their
  * block stops, which emits the tool call; `thinking_delta` and `signature_delta` build a thinking
- * block, kept with `redacted_thinking` blocks in `providerData.anthropic` of the response),
+ * block, kept with `redacted_thinking` blocks in `providerData.anthropic` of the response, and
+ * each `thinking_delta` passes through as a `reasoning` part),
  * `message_delta` (stop reason, cumulative usage),
  * `message_stop`, `ping` (ignored) and `error` (a {@link ProviderError}). Unknown events and
  * block kinds are skipped, so new API features do not break old adapters.
@@ -38,6 +40,7 @@ export class MessageStreamAssembler {
   readonly #context: ParseContext;
   #id: string | undefined;
   #text = "";
+  #reasoning = "";
   #blocks = new Map<number, OpenBlock>();
   #calls: ToolCall[] = [];
   #thinking: (ThinkingBlockParam | RedactedThinkingBlockParam)[] = [];
@@ -83,6 +86,9 @@ export class MessageStreamAssembler {
         if (open.type === "text" && typeof block.text === "string" && block.text !== "") {
           return [this.#textPart(block.text)];
         }
+        if (open.type === "thinking" && open.thinking !== "") {
+          return [this.#reasoningPart("", open.thinking)];
+        }
         return [];
       }
       case "content_block_delta": {
@@ -95,7 +101,10 @@ export class MessageStreamAssembler {
           if (open !== undefined) open.json += delta.partial_json;
         }
         if (delta?.type === "thinking_delta" && typeof delta.thinking === "string") {
-          if (open !== undefined) open.thinking += delta.thinking;
+          if (open === undefined || delta.thinking === "") return [];
+          const before = open.thinking;
+          open.thinking += delta.thinking;
+          return [this.#reasoningPart(before, delta.thinking)];
         }
         if (delta?.type === "signature_delta" && typeof delta.signature === "string") {
           if (open !== undefined) open.signature += delta.signature;
@@ -148,6 +157,7 @@ export class MessageStreamAssembler {
   /** The response assembled so far. */
   response(): ModelResponse {
     const response: ModelResponse = { text: this.#text, toolCalls: [...this.#calls] };
+    if (this.#reasoning !== "") response.reasoning = this.#reasoning;
     if (this.#id !== undefined) response.id = this.#id;
     if (this.#counts.input !== undefined || this.#counts.output !== undefined) {
       response.usage = usageFrom(this.#counts);
@@ -162,6 +172,14 @@ export class MessageStreamAssembler {
   #textPart(text: string): ModelStreamPart {
     this.#text += text;
     return { type: "text", delta: text };
+  }
+
+  /** A thinking block's next text (after `before` of it): a new block's first text carries the separator. */
+  #reasoningPart(before: string, text: string): ModelStreamPart {
+    const joined = before === "" ? joinReasoning(this.#reasoning, text) : this.#reasoning + text;
+    const delta = joined.slice(this.#reasoning.length);
+    this.#reasoning = joined;
+    return { type: "reasoning", delta };
   }
 
   /**
