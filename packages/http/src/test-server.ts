@@ -5,7 +5,7 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 
 export interface Recorded {
   method: string;
@@ -36,6 +36,12 @@ export interface TestServer {
   slowClosed(): Promise<Recorded>;
   /** Resolves when a request to `/slow` has arrived. */
   slowArrived(): Promise<void>;
+  /**
+   * Resolves once no connection is open: idle keep-alive ones are closed at once, the others
+   * awaited. After a client's abort, every request that reached the server is then recorded
+   * with `aborted` set, and one that the abort stopped before it arrived is simply absent.
+   */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -53,6 +59,13 @@ export async function startServer(): Promise<TestServer> {
   const closedWaiters: ((record: Recorded) => void)[] = [];
   const arrivedWaiters: (() => void)[] = [];
   const bigWaiters: ((closed: BigClosed) => void)[] = [];
+  const sockets = new Set<Socket>();
+  const settledWaiters: (() => void)[] = [];
+  // A turn of the event loop after the last socket closes, so its response's `close` has run.
+  const settle = () =>
+    setImmediate(() => {
+      if (sockets.size === 0) for (const resolve of settledWaiters.splice(0)) resolve();
+    });
   const server: Server = createServer((req, res) => {
     let body = "";
     req.setEncoding("utf8");
@@ -109,6 +122,13 @@ export async function startServer(): Promise<TestServer> {
       }
     });
   });
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => {
+      sockets.delete(socket);
+      settle();
+    });
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -117,6 +137,12 @@ export async function startServer(): Promise<TestServer> {
     bigClosed: () => new Promise((resolve) => bigWaiters.push(resolve)),
     slowClosed: () => new Promise((resolve) => closedWaiters.push(resolve)),
     slowArrived: () => new Promise((resolve) => arrivedWaiters.push(resolve)),
+    settled: () =>
+      new Promise((resolve) => {
+        settledWaiters.push(resolve);
+        server.closeIdleConnections();
+        settle();
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
