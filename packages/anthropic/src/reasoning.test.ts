@@ -43,6 +43,12 @@ function finishOf(seen: ModelStreamPart[]): ModelResponse {
   return last.response;
 }
 
+/** The blocks kept in providerData.anthropic, to send back next turn. */
+function blocksOf(response: ModelResponse): { type: string; thinking?: string }[] {
+  const kept = response.providerData?.anthropic as { blocks?: [] } | undefined;
+  return kept?.blocks ?? [];
+}
+
 const recordedReasoning =
   "The previous result was 925. Now I need to divide that by 5.\n\n925 ÷ 5 = 185";
 
@@ -70,7 +76,7 @@ describe("anthropic reasoning", () => {
     const response = finishOf(seen);
     expect(response.reasoning).toBe(recordedReasoning);
     expect(response.text).toBe("925 ÷ 5 = 185");
-    const blocks = (response.providerData?.anthropic as { blocks: { thinking: string }[] }).blocks;
+    const blocks = blocksOf(response);
     expect(blocks.map((block) => block.thinking)).toEqual([recordedReasoning]);
   });
 
@@ -128,7 +134,7 @@ describe("anthropic reasoning", () => {
     expect(streamed.reasoning).toBe(expected);
     expect(seen.flatMap((p) => (p.type === "reasoning" ? [p.delta] : [])).join("")).toBe(expected);
     for (const response of [plain, streamed]) {
-      const blocks = (response.providerData?.anthropic as { blocks: { type: string }[] }).blocks;
+      const blocks = blocksOf(response);
       expect(blocks.map((block) => block.type)).toEqual([
         "thinking",
         "redacted_thinking",
