@@ -22,10 +22,13 @@ export type { ParseContext };
 
 /**
  * Folds the parts of one reply (all of a `generateContent` answer, or the parts of each stream
- * chunk in turn) into text, tool calls and the parts to keep for the next request.
+ * chunk in turn) into text, reasoning (the thought summaries' text), tool calls and the parts to
+ * keep for the next request.
  */
 export class PartsAccumulator {
   text = "";
+  /** The text of the thought summaries (`thought: true` parts), joined as they arrive. */
+  reasoning = "";
   readonly calls: ToolCall[] = [];
   /** The parts as they go back: text joined where allowed, unsigned thought summaries left out. */
   readonly kept: Part[] = [];
@@ -37,11 +40,12 @@ export class PartsAccumulator {
     this.#idPrefix = idPrefix;
   }
 
-  /** Takes the parts of one chunk; returns the text it adds and the calls it completes. */
-  push(parts: unknown): { text: string; calls: ToolCall[] } {
+  /** Takes the parts of one chunk; returns the text and reasoning it adds and the calls it completes. */
+  push(parts: unknown): { text: string; reasoning: string; calls: ToolCall[] } {
     let text = "";
+    let reasoning = "";
     const calls: ToolCall[] = [];
-    if (!Array.isArray(parts)) return { text, calls };
+    if (!Array.isArray(parts)) return { text, reasoning, calls };
     for (const item of parts) {
       const part = asRecord(item);
       if (part === undefined) continue;
@@ -70,6 +74,8 @@ export class PartsAccumulator {
       if (typeof part.text !== "string") continue;
       const thought = part.thought === true;
       if (thought) {
+        reasoning += part.text;
+        this.reasoning += part.text;
         // A thought summary is not the answer; it goes back only when it carries a signature.
         if (signature !== undefined) {
           this.kept.push({ text: part.text, thought: true, thoughtSignature: signature });
@@ -80,7 +86,7 @@ export class PartsAccumulator {
       this.text += part.text;
       this.#keepText(part.text, signature);
     }
-    return { text, calls };
+    return { text, reasoning, calls };
   }
 
   /**
@@ -112,7 +118,7 @@ export class PartsAccumulator {
 
 /**
  * Reads a `generateContent` response: the first candidate's text parts joined (thought
- * summaries left out), its `functionCall` parts as tool calls (ids generated when the API gives
+ * summaries left out of the text, and joined as the `reasoning`), its `functionCall` parts as tool calls (ids generated when the API gives
  * none), `usageMetadata` (see {@link usageOf}), `responseId` as the id, the finish reason (raw and
  * normalized; a prompt blocked by `promptFeedback.blockReason` is `content_filter`) and the
  * signed parts in `providerData.google`. A body carrying an `error` is a {@link ProviderError}.
@@ -132,6 +138,7 @@ export function parseGenerateContent(json: unknown, context: ParseContext): Mode
   const parts = new PartsAccumulator(callIdPrefix(responseId));
   parts.push(asRecord(candidate?.content)?.parts);
   const response: ModelResponse = { text: parts.text, toolCalls: parts.calls };
+  if (parts.reasoning !== "") response.reasoning = parts.reasoning;
   if (responseId !== undefined) response.id = responseId;
   const usage = usageOf(body.usageMetadata);
   if (usage !== undefined) response.usage = usage;

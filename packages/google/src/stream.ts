@@ -12,7 +12,8 @@ import {
 
 /**
  * Folds `streamGenerateContent?alt=sse` events into stream parts. Each event is a whole
- * `GenerateContentResponse` holding the next parts: text passes through as it arrives,
+ * `GenerateContentResponse` holding the next parts: text and thought summaries (as `reasoning`
+ * parts, ahead of the chunk's text) pass through as they arrive,
  * `functionCall` parts arrive whole and are emitted at once, `usageMetadata` (the counts so
  * far) is taken from the last event that has it, and the candidate's `finishReason` marks the
  * end. Gemini sends no `[DONE]`: a stream that closes without a finish reason (or a blocked
@@ -45,10 +46,11 @@ export class GeminiStreamAssembler {
     const candidate = asRecord(candidates[0]);
     const blockReason = asRecord(body.promptFeedback)?.blockReason;
     if (typeof blockReason === "string" && blockReason !== "") this.#blocked = true;
-    const { text, calls } = this.#parts.push(asRecord(candidate?.content)?.parts);
+    const { text, reasoning, calls } = this.#parts.push(asRecord(candidate?.content)?.parts);
     const finish = finishReasonOf(candidate, blockReason);
     if (finish !== undefined) this.#finishReason = finish;
     const parts: ModelStreamPart[] = [];
+    if (reasoning !== "") parts.push({ type: "reasoning", delta: reasoning });
     if (text !== "") parts.push({ type: "text", delta: text });
     for (const call of calls) parts.push({ type: "tool_call", call });
     return parts;
@@ -69,6 +71,7 @@ export class GeminiStreamAssembler {
   /** The response assembled so far. */
   response(): ModelResponse {
     const response: ModelResponse = { text: this.#parts.text, toolCalls: [...this.#parts.calls] };
+    if (this.#parts.reasoning !== "") response.reasoning = this.#parts.reasoning;
     if (this.#id !== undefined) response.id = this.#id;
     if (this.#usage !== undefined) response.usage = this.#usage;
     if (this.#finishReason !== undefined) response.finishReason = this.#finishReason;
