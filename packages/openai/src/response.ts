@@ -19,8 +19,8 @@ import {
 export type { ParseContext };
 
 /**
- * Reads a Chat Completions response: the first choice's text and tool calls, the usage, the
- * response id, the finish reason and the normalized stop reason (a `refusal` on the message is
+ * Reads a Chat Completions response: the first choice's text and tool calls, the reasoning some
+ * compatible servers add to the message (see {@link reasoningOf}), the usage, the response id, the finish reason and the normalized stop reason (a `refusal` on the message is
  * `"refusal"`). A body without choices, or one carrying an `error` object (some gateways answer
  * errors with status 200), is a {@link ProviderError}.
  */
@@ -39,6 +39,8 @@ export function parseChatCompletion(json: unknown, context: ParseContext): Model
     text: textOf(message),
     toolCalls: toolCallsOf(message.tool_calls),
   };
+  const reasoning = reasoningOf(message);
+  if (reasoning !== "") response.reasoning = reasoning;
   if (typeof body.id === "string" && body.id !== "") response.id = body.id;
   const usage = usageOf(body.usage);
   if (usage !== undefined) response.usage = usage;
@@ -76,6 +78,17 @@ export function stopReasonOf(
     default:
       return "stop";
   }
+}
+
+/**
+ * The reasoning text a compatible server puts on a message or a stream delta: `reasoning_content`
+ * (DeepSeek, vLLM) or `reasoning` (OpenRouter, newer vLLM). One of them only, so a server that
+ * sends both copies is not read twice; `""` when neither is a string.
+ */
+export function reasoningOf(message: Record<string, unknown>): string {
+  const content = message.reasoning_content;
+  if (typeof content === "string" && content !== "") return content;
+  return typeof message.reasoning === "string" ? message.reasoning : "";
 }
 
 function textOf(message: Record<string, unknown>): string {

@@ -10,6 +10,7 @@ import { asRecord, ProviderError } from "@toolnexus/provider-utils";
 import {
   argumentsText,
   type ParseContext,
+  reasoningOf,
   stopReasonOf,
   throwIfErrorBody,
   usageOf,
@@ -24,7 +25,8 @@ interface PartialCall {
 
 /**
  * Folds Chat Completions stream chunks into stream parts. Text deltas pass through as they
- * arrive. Tool calls are assembled by `index` from argument fragments that may be cut anywhere
+ * arrive, and so do the reasoning deltas some compatible servers send (`reasoning_content` or
+ * `reasoning`, as `reasoning` parts). Tool calls are assembled by `index` from argument fragments that may be cut anywhere
  * (the fragments are joined as text and parsed only when the call is complete) and are emitted
  * once the choice finishes. Usage comes from the final chunk (`stream_options.include_usage`).
  */
@@ -32,6 +34,7 @@ export class ChatStreamAssembler {
   readonly #context: ParseContext;
   #id: string | undefined;
   #text = "";
+  #reasoning = "";
   #refused = false;
   #calls = new Map<number, PartialCall>();
   #lastIndex = -1;
@@ -67,6 +70,11 @@ export class ChatStreamAssembler {
       if (choice === undefined || (choice.index !== undefined && choice.index !== 0)) continue;
       const delta = asRecord(choice.delta);
       if (delta !== undefined) {
+        const reasoning = reasoningOf(delta);
+        if (reasoning !== "") {
+          this.#reasoning += reasoning;
+          parts.push({ type: "reasoning", delta: reasoning });
+        }
         const refusal = typeof delta.refusal === "string" ? delta.refusal : "";
         if (refusal !== "") this.#refused = true;
         const text = typeof delta.content === "string" ? delta.content : refusal;
@@ -110,6 +118,7 @@ export class ChatStreamAssembler {
       text: this.#text,
       toolCalls: this.#emitted ?? this.#buildCalls(),
     };
+    if (this.#reasoning !== "") response.reasoning = this.#reasoning;
     if (this.#id !== undefined) response.id = this.#id;
     if (this.#usage !== undefined) response.usage = this.#usage;
     if (this.#finishReason !== undefined) response.finishReason = this.#finishReason;
