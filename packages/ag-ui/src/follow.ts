@@ -1,0 +1,153 @@
+// One AG-UI run over a toolnexus run's recorded events: RUN_STARTED, then the events recorded
+// after `after`, as they are recorded (by this process or a worker in another one), until the
+// run halts for a person, ends, or the stream reaches its cap.
+import type { AGUIEvent } from "@ag-ui/core";
+import {
+  followRunEvents,
+  type RecordedRunEvent,
+  RunNotFoundError,
+  type RunStore,
+} from "@toolnexus/core";
+import { type AgUiRunIds, createAgUiEventMapper, type PendingCallInfo } from "./mapper.js";
+
+/** Options of {@link followAsAgUi}. */
+export interface FollowAsAgUiOptions extends AgUiRunIds {
+  /** Map the events recorded after this offset (default 0: from the first). */
+  after?: number;
+  /** Stops following: the iteration ends without RUN_FINISHED. */
+  signal?: AbortSignal;
+  /** How often to read again when the store gave no wake-up (ms, default 250). */
+  pollMs?: number;
+  /** The most AG-UI events yielded; past it the run ends with RUN_ERROR `stream_limit`. */
+  maxEvents?: number;
+  /**
+   * How long to wait for a run that is not in the store yet (ms, default 30 000): a `start` that
+   * hands the run to a worker returns before the worker stores it.
+   */
+  waitForRunMs?: number;
+  /** An unexpected error (a store failure): return an id to name in the RUN_ERROR's message. */
+  onError?: (error: unknown) => string | undefined;
+}
+
+/** Default {@link FollowAsAgUiOptions.maxEvents}. */
+export const DEFAULT_MAX_STREAM_EVENTS = 100_000;
+/** The most AG-UI events one recorded event becomes, with what it closes and RUN_ERROR after. */
+const MAX_EVENTS_PER_RECORD = 12;
+/** Default {@link FollowAsAgUiOptions.waitForRunMs}. */
+export const DEFAULT_WAIT_FOR_RUN_MS = 30_000;
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** Waits for the run to be stored; false when it is not there in time (or the wait aborts). */
+async function runAppears(
+  store: RunStore,
+  runId: string,
+  waitMs: number,
+  pollMs: number,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    if ((await store.getRun(runId)) !== undefined) return true;
+    if (signal?.aborted || Date.now() >= until) return false;
+    await sleep(pollMs, signal);
+  }
+}
+
+/** The halted calls of the run's current halt, by request id, for its interrupts. */
+async function pendingCalls(store: RunStore, runId: string): Promise<Map<string, PendingCallInfo>> {
+  const run = await store.getRun(runId);
+  const calls = new Map<string, PendingCallInfo>();
+  for (const call of run?.checkpoint?.pending ?? []) {
+    calls.set(call.request.id, { toolCallId: call.callId });
+  }
+  for (const info of run?.requests ?? []) {
+    const known = calls.get(info.request.id) ?? {};
+    if (info.expiresAt !== undefined) known.expiresAt = info.expiresAt;
+    calls.set(info.request.id, known);
+  }
+  return calls;
+}
+
+/**
+ * A toolnexus run as one AG-UI run: RUN_STARTED, the mapped events recorded after `after`, and
+ * RUN_FINISHED (`outcome` `interrupt` when it halts for a person, `success` with the final text
+ * as `result`, `cancelled`) or RUN_ERROR (the run failed; or `not_found`, `stream_limit`,
+ * `internal`). Ends early, without a last event, only when `signal` aborts.
+ */
+export async function* followAsAgUi(
+  store: RunStore,
+  runId: string,
+  options: FollowAsAgUiOptions,
+): AsyncGenerator<AGUIEvent, void, undefined> {
+  const { signal } = options;
+  const pollMs = options.pollMs ?? 250;
+  const maxEvents = options.maxEvents ?? DEFAULT_MAX_STREAM_EVENTS;
+  const mapper = createAgUiEventMapper({ threadId: options.threadId, runId: options.runId });
+  let sent = 1;
+  yield mapper.runStarted();
+  const failure = (error: unknown): AGUIEvent[] => {
+    if (error instanceof RunNotFoundError) {
+      return mapper.fail("not_found", "the run is not in the store (it may have been pruned)");
+    }
+    const errorId = options.onError?.(error);
+    return mapper.fail(
+      "internal",
+      `the server failed while following the run${errorId === undefined ? "" : `; its log has the error under ${errorId}`}`,
+    );
+  };
+  let out: AGUIEvent[] = [];
+  try {
+    const waitMs = options.waitForRunMs ?? DEFAULT_WAIT_FOR_RUN_MS;
+    if (!(await runAppears(store, runId, waitMs, pollMs, signal))) {
+      if (signal?.aborted) return;
+      out = mapper.fail("not_found", "the run did not appear in the store in time");
+    } else {
+      const events = followRunEvents(store, runId, {
+        after: options.after ?? 0,
+        pollMs,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      for await (const event of events) {
+        // Checked before mapping, so the cap never splits a start from its end.
+        if (sent + MAX_EVENTS_PER_RECORD > maxEvents) {
+          out = mapper.fail(
+            "stream_limit",
+            `this stream reached its cap of ${maxEvents} events; the run goes on`,
+          );
+          break;
+        }
+        const pending: Map<string, PendingCallInfo> | undefined =
+          (event as RecordedRunEvent).type === "suspended"
+            ? await pendingCalls(store, runId)
+            : undefined;
+        for (const agUiEvent of mapper.map(event, pending)) {
+          sent++;
+          yield agUiEvent;
+        }
+        if (mapper.ended) return;
+      }
+      if (out.length > 0) {
+        yield* out;
+        return;
+      }
+      if (signal?.aborted) return;
+      // The run ended without a final event (recorded before the store kept events).
+      out = mapper.fail("ended", "the run ended without a final event to report");
+    }
+  } catch (error) {
+    if (signal?.aborted) return;
+    out = failure(error);
+  }
+  yield* out;
+}

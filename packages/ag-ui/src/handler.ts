@@ -1,0 +1,133 @@
+// The Fetch API handler AG-UI's HttpAgent posts to: a RunAgentInput in, the run's AG-UI events
+// out as Server-Sent Events. Without `resume` it starts a run (the host's `start`); with it, it
+// records the answers to the interrupts the last run ended on. Either way it then only follows
+// the store, so whichever process (or worker) runs the run, the stream shows it.
+import type { RunAgentInput } from "@ag-ui/core";
+import {
+  checkOrigin,
+  errorResponse,
+  internalResponse,
+  readJson,
+  type WebCaller,
+  WebError,
+} from "@toolnexus/web";
+import { followAsAgUi } from "./follow.js";
+import { checkRunAgentInput } from "./input.js";
+import {
+  type AgUiHandlerOptions,
+  type ResolvedAgUiOptions,
+  resolveAgUiOptions,
+} from "./options.js";
+import { resumeRun } from "./resume.js";
+import { sseResponse } from "./sse.js";
+
+/** A standard Fetch API handler: mount it in Hono, Next.js, Bun, Deno, or `toNodeListener`. */
+export type AgUiHandler = (request: Request) => Promise<Response>;
+
+const MAX_CALLER_ID_CHARS = 256;
+
+/**
+ * Makes the handler. Options are checked now (a TypeError names a bad one). Refusals before the
+ * stream starts are JSON `{ error: { code, message, issues? } }` with their status (HttpAgent
+ * rejects with an error carrying `status` and that body); failures after it are RUN_ERROR.
+ */
+export function createAgUiHandler<C extends WebCaller>(
+  options: AgUiHandlerOptions<C>,
+): AgUiHandler {
+  const resolved = resolveAgUiOptions(options);
+  return async (request) => {
+    try {
+      return await handle(resolved, request);
+    } catch (error) {
+      if (error instanceof WebError) return errorResponse(error);
+      return internalResponse(report(resolved, request, error));
+    }
+  };
+}
+
+function report<C extends WebCaller>(
+  options: ResolvedAgUiOptions<C>,
+  request: Request,
+  error: unknown,
+): string {
+  const errorId = `err_${globalThis.crypto.randomUUID().replace(/-/g, "")}`;
+  try {
+    if (options.onError) options.onError(error, { errorId, request });
+    else console.error(`@toolnexus/ag-ui: ${errorId}`, error);
+  } catch {
+    // A failing hook must not turn a refusal into a crash.
+  }
+  return errorId;
+}
+
+async function handle<C extends WebCaller>(
+  options: ResolvedAgUiOptions<C>,
+  request: Request,
+): Promise<Response> {
+  const url = new URL(request.url);
+  if (options.path !== undefined && url.pathname !== options.path) {
+    throw new WebError(404, "not_found", "nothing is served here");
+  }
+  if (request.method !== "POST") {
+    throw new WebError(405, "method_not_allowed", "POST a RunAgentInput here", {
+      headers: { allow: "POST" },
+    });
+  }
+  checkOrigin(request, url, options.allowedOrigins);
+  const caller = await options.identify(request);
+  if (caller === undefined || caller === null) {
+    throw new WebError(401, "unauthenticated", "sign in first: this server does not know you");
+  }
+  if (typeof caller.id !== "string" || caller.id === "" || caller.id.length > MAX_CALLER_ID_CHARS) {
+    throw new TypeError(
+      `identify returned a caller whose id is not a string of 1 to ${MAX_CALLER_ID_CHARS} characters`,
+    );
+  }
+  const input = checkRunAgentInput(await readJson(request, options.maxBodyBytes));
+  const { store } = options;
+  if (typeof store.readEvents !== "function") {
+    throw new WebError(501, "not_implemented", "this server's store does not record run events");
+  }
+  const { runId, after } =
+    input.resume !== undefined && input.resume.length > 0
+      ? await resumeRun({ store, caller, allow: options.allow }, input.resume)
+      : { runId: await start(options, caller, input, request), after: 0 };
+
+  const stop = new AbortController();
+  request.signal.addEventListener("abort", () => stop.abort(), { once: true });
+  const events = followAsAgUi(store, runId, {
+    threadId: input.threadId,
+    runId: input.runId,
+    after,
+    signal: stop.signal,
+    pollMs: options.pollMs,
+    maxEvents: options.maxStreamEvents,
+    waitForRunMs: options.waitForRunMs,
+    onError: (error) => report(options, request, error),
+  });
+  return sseResponse(events, { heartbeatMs: options.heartbeatMs, stop });
+}
+
+async function start<C extends WebCaller>(
+  options: ResolvedAgUiOptions<C>,
+  caller: C,
+  input: RunAgentInput,
+  request: Request,
+): Promise<string> {
+  if (options.start === undefined) {
+    throw new WebError(
+      501,
+      "not_implemented",
+      "this server does not start runs; it only resumes them",
+    );
+  }
+  const { allow } = options;
+  if (allow === undefined || (await allow(caller, { action: "start" })) !== true) {
+    throw new WebError(403, "forbidden", "you may not start runs here");
+  }
+  const started = await options.start({ caller, input, request });
+  if (typeof started?.runId !== "string" || started.runId === "") {
+    throw new TypeError("start must return { runId: string }");
+  }
+  return started.runId;
+}
