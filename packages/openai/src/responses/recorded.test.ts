@@ -63,6 +63,7 @@ describe("responses", () => {
     expect(response).toEqual({
       id: "resp_0f35ed53160b395301693cc957829881909359e7f80cdd20b5",
       text: "12 + 7 = 19\n19 × 3 = 57\n57 × 10 = 570\n\nFinal result: 570",
+      reasoning: body.output[0].summary[0].text,
       toolCalls: [],
       usage: { promptTokens: 865, completionTokens: 163, totalTokens: 1028, reasoningTokens: 128 },
       finishReason: "completed",

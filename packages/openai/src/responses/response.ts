@@ -25,7 +25,8 @@ export type { ParseContext };
  * joined (a `refusal` part is the text, with stopReason `refusal`), its `function_call` items as
  * tool calls (`call_id` as the id, `arguments` as the raw text), usage (see {@link usageOf}), the
  * id, the finish reason (`incomplete_details.reason` of an incomplete response, else `status`)
- * and its `reasoning` items, kept in `providerData["openai-responses"]`. A `failed` response or
+ * and its `reasoning` items, kept in `providerData["openai-responses"]`; their `summary_text`
+ * parts are also the response's `reasoning` (see {@link joinSummary}). A `failed` response or
  * one carrying an `error` is a {@link ProviderError}.
  */
 export function parseResponse(
@@ -42,6 +43,7 @@ export function parseResponse(
   let refused = false;
   const toolCalls: ToolCall[] = [];
   const reasoning: ReasoningItem[] = [];
+  let summary = "";
   for (const value of body.output) {
     const item = asRecord(value);
     if (item?.type === "message" && Array.isArray(item.content)) {
@@ -57,9 +59,16 @@ export function parseResponse(
       toolCalls.push(functionCall(item));
     } else if (item?.type === "reasoning" && typeof item.id === "string") {
       reasoning.push(item as ReasoningItem);
+      for (const part of Array.isArray(item.summary) ? item.summary : []) {
+        const text = asRecord(part);
+        if (text?.type === "summary_text" && typeof text.text === "string") {
+          summary = joinSummary(summary, text.text);
+        }
+      }
     }
   }
   const response: ModelResponse = { text, toolCalls };
+  if (summary !== "") response.reasoning = summary;
   if (typeof body.id === "string" && body.id !== "") response.id = body.id;
   const usage = usageOf(body.usage);
   if (usage !== undefined) response.usage = usage;
@@ -69,6 +78,12 @@ export function parseResponse(
   if (stopReason !== undefined) response.stopReason = stopReason;
   if (reasoning.length > 0) response.providerData = providerDataOf(reasoning);
   return response;
+}
+
+/** The reasoning so far with one more summary part: parts are separated by a blank line. */
+export function joinSummary(reasoning: string, part: string): string {
+  if (part === "") return reasoning;
+  return reasoning === "" ? part : `${reasoning}\n\n${part}`;
 }
 
 /** A ToolCall from a `function_call` item. */

@@ -1,19 +1,29 @@
 import type { ModelResponse, ModelStreamPart, ToolCall } from "@toolnexus/core";
 import { asRecord, ProviderError } from "@toolnexus/provider-utils";
-import { errorOf, functionCall, type ParseContext, parseResponse } from "./response.js";
+import {
+  errorOf,
+  functionCall,
+  joinSummary,
+  type ParseContext,
+  parseResponse,
+} from "./response.js";
 
 /**
  * Folds Responses API stream events into stream parts: `response.output_text.delta` and
- * `response.refusal.delta` pass through as text; a function call is emitted when its
+ * `response.refusal.delta` pass through as text, `response.reasoning_summary_text.delta` as
+ * reasoning (a new summary part's first delta carries the blank line between parts); a function call is emitted when its
  * `response.output_item.done` arrives (its `arguments` whole; the
  * `response.function_call_arguments.delta` fragments, cut anywhere, are only a fallback); the
  * terminal `response.completed` or `response.incomplete` carries the whole response (usage,
  * status, reasoning items). `error` and `response.failed` are a {@link ProviderError}; other
- * events (reasoning summaries, `response.created`…) are skipped.
+ * events (`response.created`…) are skipped.
  */
 export class ResponsesStreamAssembler {
   readonly #context: ParseContext;
   #text = "";
+  #reasoning = "";
+  /** The summary part the last reasoning delta belonged to (`item_id` and `summary_index`). */
+  #summaryPart = "";
   #calls: ToolCall[] = [];
   #args = new Map<string, string>();
   #final: ModelResponse | undefined;
@@ -38,6 +48,18 @@ export class ResponsesStreamAssembler {
         this.#text += body.delta;
         return [{ type: "text", delta: body.delta }];
       }
+      case "response.reasoning_summary_text.delta": {
+        if (typeof body.delta !== "string" || body.delta === "") return [];
+        const part = `${String(body.item_id)}/${String(body.summary_index)}`;
+        const joined =
+          part === this.#summaryPart
+            ? this.#reasoning + body.delta
+            : joinSummary(this.#reasoning, body.delta);
+        this.#summaryPart = part;
+        const delta = joined.slice(this.#reasoning.length);
+        this.#reasoning = joined;
+        return [{ type: "reasoning", delta }];
+      }
       case "response.function_call_arguments.delta": {
         if (typeof body.item_id === "string" && typeof body.delta === "string") {
           this.#args.set(body.item_id, (this.#args.get(body.item_id) ?? "") + body.delta);
@@ -61,6 +83,7 @@ export class ResponsesStreamAssembler {
         // What was streamed is what the caller saw: the same calls, the same text.
         final.toolCalls = this.#calls.length > 0 ? [...this.#calls] : final.toolCalls;
         if (final.text === "") final.text = this.#text;
+        if (this.#reasoning !== "") final.reasoning = this.#reasoning;
         if (final.toolCalls.length > 0) final.stopReason = "tool_calls";
         this.#final = final;
         return [];
