@@ -13,7 +13,7 @@
 # at all: anything that loaded it there would fail on the ABI of node_modules' build. Node 24 is
 # the newest 24.x on npm (`npm view node@24 version` lists them; the real Node, no old headers).
 #
-# Expects an installed and built workspace (it runs after `pnpm test` in .ci/run). Type tests
+# Expects an installed and built workspace (`pnpm test:long` runs it, after `pnpm test`). Type tests
 # (*.test-d.ts) are left to the main run: they are tsc, whose answer does not depend on Node.
 # TOOLNEXUS_CI_CACHE moves the cache (default ~/.cache/toolnexus-ci).
 set -euo pipefail

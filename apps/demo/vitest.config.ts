@@ -1,8 +1,13 @@
 import { defineConfig } from "vitest/config";
 
+// As in vitest.shared.ts: `test` runs every test but the long ones (`*.long.test.ts`: the real
+// browser, the durable story's chain of processes), `test:long` (TOOLNEXUS_LONG=1) only those.
+const long = process.env.TOOLNEXUS_LONG === "1";
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    include: [long ? "test/**/*.long.test.ts" : "test/**/*.test.ts"],
+    exclude: long ? [] : ["**/*.long.test.ts"],
     // Every test starts real processes (and one a real browser) on a machine that may be busy:
     // they wait for conditions, never for fixed times, with generous limits.
     testTimeout: 90_000,
