@@ -3,4 +3,16 @@
 // check then mean the same, and refuse the same way, whichever protocol a page speaks.
 export { answerOf, checkAgainstSchema, schemaOf } from "./answer-body.js";
 export { errorResponse, internalResponse, jsonResponse } from "./errors.js";
-export { checkOrigin, readJson } from "./guard.js";
+export { checkOrigin, idOf, readJson } from "./guard.js";
+export { recordAnswer } from "./record-answer.js";
+export type { AccessCheck } from "./run-access.js";
+export {
+  authorizeRequest,
+  authorizeRun,
+  identifyCaller,
+  MAX_CALLER_ID_CHARS,
+  permits,
+  runAccessOf,
+} from "./run-access.js";
+export type { SseResponseOptions } from "./sse-response.js";
+export { SSE_HEADERS, sseResponse } from "./sse-response.js";

@@ -1,12 +1,23 @@
+export type { AccessCheck, SseResponseOptions } from "./building-blocks.js";
 export {
   answerOf,
+  authorizeRequest,
+  authorizeRun,
   checkAgainstSchema,
   checkOrigin,
   errorResponse,
+  identifyCaller,
+  idOf,
   internalResponse,
   jsonResponse,
+  MAX_CALLER_ID_CHARS,
+  permits,
   readJson,
+  recordAnswer,
+  runAccessOf,
+  SSE_HEADERS,
   schemaOf,
+  sseResponse,
 } from "./building-blocks.js";
 export type { WebErrorBody, WebErrorCode } from "./errors.js";
 export { WebError } from "./errors.js";

@@ -1,0 +1,49 @@
+// Recording a person's answer the way `POST /requests/:id/answer` does, for handlers of other
+// protocols: checked against the request's JSON Schema, kept with who answered (the caller the
+// host identified, never a body), and a store's refusals turned into the same typed errors.
+import {
+  type Answer,
+  AnswerConflictError,
+  type AnswerReceipt,
+  type Request,
+  type RunStore,
+  SuspensionNotFoundError,
+  WireFormatError,
+} from "@toolnexus/core";
+import { checkAgainstSchema } from "./answer-body.js";
+import { requestNotFound, WebError } from "./errors.js";
+
+/**
+ * Checks `answer` against `request`'s schema (400 `invalid_answer`) and records it with `by`.
+ * A different answer already recorded, an expired request or a cancelled run: 409
+ * `answer_conflict` with its `reason`; an unknown request: 404; malformed: 400. Anything else the
+ * store throws is thrown as is (a 500 for the host's log).
+ */
+export async function recordAnswer(
+  store: RunStore,
+  request: Request,
+  answer: Answer,
+  by: string,
+): Promise<AnswerReceipt> {
+  checkAgainstSchema(request, answer);
+  try {
+    return await store.answer(answer, { by });
+  } catch (error) {
+    if (error instanceof SuspensionNotFoundError) throw requestNotFound();
+    if (error instanceof AnswerConflictError) {
+      const message =
+        error.reason === "answered"
+          ? "this request already has a different answer; an answer cannot be changed"
+          : error.reason === "expired"
+            ? "this request expired; its run went on as if it were declined"
+            : "this request's run was cancelled; nothing waits for the answer";
+      throw new WebError(409, "answer_conflict", message, { reason: error.reason });
+    }
+    if (error instanceof WireFormatError) {
+      throw new WebError(400, "bad_request", "the answer is malformed", {
+        issues: [...error.issues],
+      });
+    }
+    throw error;
+  }
+}

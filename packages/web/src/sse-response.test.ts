@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { sseResponse } from "./sse-response.js";
+
+async function readAll(response: Response): Promise<string> {
+  return await response.text();
+}
+
+describe("sseResponse", () => {
+  it("writes the preamble, then each frame in order, and ends with the frames", async () => {
+    async function* frames() {
+      yield "data: 1\n\n";
+      yield "data: 2\n\n";
+    }
+    const response = sseResponse({
+      frames: frames(),
+      signal: new AbortController().signal,
+      heartbeatMs: 60_000,
+      headers: { "x-protocol": "v1" },
+      onError: () => {},
+    });
+    expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(response.headers.get("x-protocol")).toBe("v1");
+    expect(await readAll(response)).toBe(": connected\n\ndata: 1\n\ndata: 2\n\n");
+  });
+
+  it("ends the source when the client goes away, and hands a source's error to onError", async () => {
+    let returned = false;
+    const client = new AbortController();
+    let release: () => void = () => {};
+    async function* endless() {
+      try {
+        yield "data: first\n\n";
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        yield "data: never\n\n";
+      } finally {
+        returned = true;
+      }
+    }
+    const response = sseResponse({
+      frames: endless(),
+      signal: client.signal,
+      heartbeatMs: 60_000,
+      onError: () => {},
+    });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let seen = "";
+    while (!seen.includes("first")) seen += decoder.decode((await reader.read()).value);
+    await reader.cancel();
+    client.abort();
+    release();
+    await expect.poll(() => returned).toBe(true);
+
+    const errors: unknown[] = [];
+    async function* failing(): AsyncGenerator<string> {
+      yield "data: a\n\n";
+      throw new Error("store down");
+    }
+    const failed = sseResponse({
+      frames: failing(),
+      signal: new AbortController().signal,
+      heartbeatMs: 60_000,
+      onError: (error) => errors.push(error),
+    });
+    expect(await readAll(failed)).toBe(": connected\n\ndata: a\n\n");
+    expect(errors).toHaveLength(1);
+  });
+});
