@@ -2,9 +2,19 @@
 // under the OS temp dir, listening on 127.0.0.1 on a free port, stopped and removed at the end.
 // initdb refuses to run as root, so as root the cluster runs as the `postgres` user. A test process
 // that dies before stopping its cluster (killed on a timeout, by turbo, by Ctrl-C) leaves it to
-// the chaos kit's watchdog, which stops it and removes its files.
-import { execFile, execFileSync, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+// the chaos kit's watchdog, which stops it and removes its files. A test that fails or times out
+// while a restart or an outage is under way still ends with no server: destroyCluster ends those
+// commands first, so none starts the server again behind it.
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import {
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -86,13 +96,45 @@ const stopArgs = (dataDir: string) => ["stop", "-D", dataDir, "-m", "immediate",
 
 /** The clusters this process started, each with the release of its watchdog entry. */
 const guarded = new Map<string, () => void>();
+/** Server commands under way per data directory (a restart, an outage's stop or start). */
+const underWay = new Map<string, Set<ChildProcess>>();
+/** Data directories destroyed: no server command may start there again. */
+const destroyed = new Set<string>();
+
+/** The postmaster's pid from its lock file, if the file is there. */
+function postmasterPid(dataDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Stops the server at once (no checkpoint: the cluster is thrown away) and removes its files. */
 export function destroyCluster(info: ClusterInfo): void {
+  destroyed.add(info.dataDir);
+  // A restart still running would start the server again after the stop below.
+  for (const command of underWay.get(info.dataDir) ?? []) {
+    try {
+      if (command.pid !== undefined) process.kill(-command.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+  underWay.delete(info.dataDir);
   try {
     runServerCommand(info, "pg_ctl", stopArgs(info.dataDir));
   } catch {
-    // Not running.
+    // Not running, or a postmaster that pg_ctl could not reach: ended by its pid below.
+  }
+  const pid = postmasterPid(info.dataDir);
+  if (pid !== undefined) {
+    try {
+      process.kill(pid, "SIGQUIT"); // PostgreSQL's immediate shutdown
+    } catch {
+      // Already gone.
+    }
   }
   rmSync(join(info.dataDir, ".."), { recursive: true, force: true });
   guarded.get(info.dataDir)?.();
@@ -237,28 +279,39 @@ export async function createDatabase(
 
 /** The same restart without blocking the event loop (the test keeps reading its children). */
 export function restartClusterAsync(info: ClusterInfo): Promise<void> {
-  const command = join(info.bin, "pg_ctl");
-  const args = restartArgs(info);
-  const [file, argv] = info.asPostgres
-    ? ["runuser", ["-u", "postgres", "--", command, ...args]]
-    : [command, args];
-  return new Promise((resolve, reject) => {
-    execFile(file, argv, { timeout: 120_000 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`pg_ctl restart failed: ${stderr}${stdout}`)) : resolve(),
-    );
-  });
+  return serverCommandAsync(info, "pg_ctl", restartArgs(info));
 }
 
-/** Runs a server command without blocking the event loop (the test keeps reading its children). */
+/**
+ * Runs a server command without blocking the event loop (the test keeps reading its children),
+ * in a process group of its own that destroyCluster ends if the test ends first.
+ */
 function serverCommandAsync(info: ClusterInfo, tool: string, args: string[]): Promise<void> {
+  if (destroyed.has(info.dataDir)) {
+    return Promise.reject(new Error(`${tool} ${args[0]}: the cluster was destroyed`));
+  }
   const command = join(info.bin, tool);
   const [file, argv] = info.asPostgres
     ? ["runuser", ["-u", "postgres", "--", command, ...args]]
     : [command, args];
+  const commands = underWay.get(info.dataDir) ?? new Set<ChildProcess>();
+  underWay.set(info.dataDir, commands);
   return new Promise((resolve, reject) => {
-    execFile(file, argv, { timeout: 120_000 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`${tool} ${args[0]} failed: ${stderr}${stdout}`)) : resolve(),
-    );
+    const child = spawn(file, argv, { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    commands.add(child);
+    let output = "";
+    child.stdout?.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr?.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.once("error", reject);
+    child.once("close", (code, signal) => {
+      commands.delete(child);
+      if (code === 0) resolve();
+      else reject(new Error(`${tool} ${args[0]} failed (${code ?? signal}): ${output}`));
+    });
   });
 }
 
