@@ -9,8 +9,9 @@ export default defineConfig({
     include: [long ? "test/**/*.long.test.ts" : "test/**/*.test.ts"],
     exclude: long ? [] : ["**/*.long.test.ts"],
     // Every test starts real processes (and one a real browser) on a machine that may be busy:
-    // they wait for conditions, never for fixed times, with generous limits.
-    testTimeout: 90_000,
+    // they wait for conditions, never for fixed times, with generous limits. A long file's test
+    // chains a dozen processes (each a tsx start-up), hence its larger limit.
+    testTimeout: long ? 300_000 : 90_000,
     hookTimeout: 60_000,
   },
 });
