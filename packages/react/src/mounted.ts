@@ -1,0 +1,11 @@
+import { type MutableRefObject, useEffect } from "react";
+
+/** Keeps `ref.current` true while mounted, so a late answer does not set state after unmount. */
+export function useMountFlag(ref: MutableRefObject<boolean>): void {
+  useEffect(() => {
+    ref.current = true;
+    return () => {
+      ref.current = false;
+    };
+  }, [ref]);
+}

@@ -1,0 +1,62 @@
+// Server-Sent Events read over fetch rather than EventSource: fetch carries the provider's
+// headers (a bearer token) and credentials, and gives the offset to resume from by hand.
+
+/** One SSE message: its `id:`, `event:` and joined `data:` lines. */
+export interface SseMessage {
+  id?: string;
+  event: string;
+  data: string;
+}
+
+/** The most characters one message may take before the stream is treated as broken. */
+export const MAX_SSE_MESSAGE_CHARS = 1024 * 1024;
+
+/** Parses a stream of SSE text into messages, calling `onMessage` for each; comments are skipped. */
+export async function readSse(
+  body: ReadableStream<Uint8Array>,
+  onMessage: (message: SseMessage) => void,
+): Promise<void> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
+      let cut = buffer.indexOf("\n\n");
+      while (cut !== -1) {
+        const message = parseBlock(buffer.slice(0, cut));
+        buffer = buffer.slice(cut + 2);
+        if (message !== undefined) onMessage(message);
+        cut = buffer.indexOf("\n\n");
+      }
+      if (buffer.length > MAX_SSE_MESSAGE_CHARS) {
+        throw new Error("an event stream message is over the size a client accepts");
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+function parseBlock(block: string): SseMessage | undefined {
+  let id: string | undefined;
+  let event = "message";
+  const data: string[] = [];
+  let any = false;
+  for (const line of block.split("\n")) {
+    if (line === "" || line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "id") id = value;
+    else if (field === "event") event = value;
+    else if (field === "data") data.push(value);
+    else continue;
+    any = true;
+  }
+  if (!any || data.length === 0) return undefined;
+  return { ...(id === undefined ? {} : { id }), event, data: data.join("\n") };
+}
