@@ -144,6 +144,31 @@ describe("an input question with a JSON Schema", () => {
   });
 });
 
+describe("reasoning", () => {
+  it("streams the model's reasoning as a reasoning message before its text", async () => {
+    const { url } = await setup();
+    const thread = new Thread(url, "token-alice", "T6");
+    thread.say("think");
+    const events = await thread.run();
+    expect(outline(events)).toEqual([
+      "RUN_STARTED",
+      "STEP_STARTED turn 1",
+      "REASONING_START",
+      "REASONING_MESSAGE_START",
+      "REASONING_MESSAGE_CONTENT A greeting; no tool needed.",
+      "REASONING_MESSAGE_END",
+      "REASONING_END",
+      "TEXT_MESSAGE_START",
+      "TEXT_MESSAGE_CONTENT Hello!",
+      "TEXT_MESSAGE_END",
+      "STEP_FINISHED turn 1",
+      "RUN_FINISHED success",
+    ]);
+    expect(thread.agent.messages.map((m) => m.role)).toEqual(["user", "reasoning", "assistant"]);
+    expect(thread.invalid).toEqual([]);
+  });
+});
+
 describe("tools and runs that go wrong", () => {
   it("shows a tool's error as its result, marked as an error", async () => {
     const { url } = await setup();
