@@ -9,8 +9,8 @@ export interface RequestsQuery {
   session?: string;
   agent?: string;
   kind?: string;
-  /** Default `"waiting"` in {@link useRequests}; the handler's own default is every state. */
-  state?: "waiting" | "answered" | "applied" | "expired" | "cancelled";
+  /** Default `"waiting"` in {@link useRequests}; `"all"` for every state. */
+  state?: "waiting" | "answered" | "applied" | "expired" | "cancelled" | "all";
   limit?: number;
 }
 
@@ -86,7 +86,8 @@ export function queryString(query: RequestsQuery): string {
   const params = new URLSearchParams();
   for (const key of ["session", "agent", "kind", "state", "limit"] as const) {
     const value = query[key];
-    if (value !== undefined) params.set(key, String(value));
+    if (value !== undefined && !(key === "state" && value === "all"))
+      params.set(key, String(value));
   }
   const text = params.toString();
   return text === "" ? "" : `?${text}`;

@@ -3,6 +3,7 @@
 import {
   createContext,
   createElement,
+  type ReactElement,
   type ReactNode,
   useCallback,
   useContext,
@@ -20,7 +21,7 @@ export interface ToolnexusConfig {
   /** Headers sent with every call (an `authorization` token, say); a function is read per call. */
   headers?: Record<string, string> | (() => Record<string, string>);
   /** `credentials` of every call (default the browser's `same-origin`): `include` for cookies cross-site. */
-  credentials?: RequestCredentials;
+  credentials?: "omit" | "same-origin" | "include";
 }
 
 /** What the provider hands its hooks: the config and a counter bumped after each change. */
@@ -43,7 +44,7 @@ export interface ToolnexusProviderProps extends ToolnexusConfig {
 }
 
 /** Gives every hook below it the handler's address and how to call it. */
-export function ToolnexusProvider(props: ToolnexusProviderProps): ReactNode {
+export function ToolnexusProvider(props: ToolnexusProviderProps): ReactElement {
   const { children, ...config } = props;
   // Headers and fetch are read at call time through a ref: an inline `headers={{…}}` must not
   // reconnect every stream on each render.

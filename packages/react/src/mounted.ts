@@ -1,7 +1,7 @@
-import { type MutableRefObject, useEffect } from "react";
+import { useEffect } from "react";
 
 /** Keeps `ref.current` true while mounted, so a late answer does not set state after unmount. */
-export function useMountFlag(ref: MutableRefObject<boolean>): void {
+export function useMountFlag(ref: { current: boolean }): void {
   useEffect(() => {
     ref.current = true;
     return () => {

@@ -1,5 +1,5 @@
 // The form hook as a component, for a page that prefers render props to a hook call.
-import type { ReactNode } from "react";
+import { createElement, Fragment, type ReactElement, type ReactNode } from "react";
 import {
   type SchemaFormState,
   type UseSchemaFormOptions,
@@ -14,7 +14,8 @@ export interface SchemaFormProps extends UseSchemaFormOptions {
 }
 
 /** Renders `children(form)`; change `key` to start over for another request. */
-export function SchemaForm(props: SchemaFormProps): ReactNode {
+export function SchemaForm(props: SchemaFormProps): ReactElement {
   const { schema, children, ...options } = props;
-  return children(useSchemaForm(schema, options));
+  // A fragment, so the component's type is a JSX element under React 18's types too.
+  return createElement(Fragment, null, children(useSchemaForm(schema, options)));
 }

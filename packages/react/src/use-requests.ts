@@ -38,7 +38,7 @@ export function useRequests(
   const minWait = options.pollMs ?? 2_000;
   const maxWait = Math.max(minWait, options.maxPollMs ?? 30_000);
   const poll = options.poll ?? true;
-  const key = JSON.stringify({ state: "waiting", ...query });
+  const key = JSON.stringify({ ...query, state: query.state ?? "waiting" });
   const [state, setState] = useState<Omit<RequestsState, "refresh">>({
     requests: [],
     more: false,
