@@ -4,6 +4,7 @@ export type {
   NativeToolDefinition,
   NativeToolWithContext,
   NativeToolWithoutContext,
+  RunWithoutCtx,
 } from "./native-tool.js";
 export { nativeTool } from "./native-tool.js";
 export { toToolResult } from "./normalize.js";

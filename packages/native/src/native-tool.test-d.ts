@@ -8,7 +8,7 @@ import { z } from "zod";
 import * as zm from "zod/mini";
 import { z as z3 } from "zod3";
 import * as z3v4 from "zod3/v4";
-import { nativeTool } from "./native-tool.js";
+import { nativeTool, type RunWithoutCtx } from "./native-tool.js";
 
 describe("nativeTool types", () => {
   it("types run's args from a zod schema", () => {
@@ -37,6 +37,27 @@ describe("nativeTool types", () => {
       ctx: false,
       run: (_args: Record<string, unknown>, ctx: ToolContext) => ctx.agent,
     });
+  });
+
+  it("the error for a two-parameter run without ctx: true names the fix", () => {
+    // nativeTool's second overload requires `run` to be assignable to this type: for a run that
+    // needs a second parameter it is a sentence, which TypeScript prints in its error.
+    type Message =
+      "run takes (args, ctx): add `ctx: true` to the definition to receive the ToolContext";
+    expectTypeOf<
+      RunWithoutCtx<(args: Record<string, unknown>, ctx: ToolContext) => string>
+    >().toEqualTypeOf<Message>();
+    expectTypeOf<
+      RunWithoutCtx<(args: { id: string }, ctx: ToolContext) => void>
+    >().toEqualTypeOf<Message>();
+    // A run of the arguments alone, or with an optional second parameter, is left alone.
+    expectTypeOf<
+      RunWithoutCtx<(args: Record<string, unknown>) => string>
+    >().toEqualTypeOf<unknown>();
+    expectTypeOf<RunWithoutCtx<() => void>>().toEqualTypeOf<unknown>();
+    expectTypeOf<
+      RunWithoutCtx<(args: Record<string, unknown>, second?: string) => string>
+    >().toEqualTypeOf<unknown>();
   });
 
   it("with ctx: true, ctx is a ToolContext and never undefined", () => {

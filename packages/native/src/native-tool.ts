@@ -66,6 +66,17 @@ export interface NativeToolWithContext<I extends NativeInput | undefined>
   run: (args: ArgsOf<I>, ctx: ToolContext) => unknown;
 }
 
+/**
+ * Without `ctx: true`, `run` is called with the arguments alone: one that requires a second
+ * parameter is refused at compile time with this sentence (TypeScript prints the type it could
+ * not assign), rather than with a bare "No overload matches this call".
+ */
+export type RunWithoutCtx<R> =
+  // biome-ignore lint/suspicious/noExplicitAny: only the arity matters here.
+  R extends (args: any) => unknown
+    ? unknown
+    : "run takes (args, ctx): add `ctx: true` to the definition to receive the ToolContext";
+
 /** Either form of {@link nativeTool}'s definition. */
 export type NativeToolDefinition<I extends NativeInput | undefined> =
   | NativeToolWithContext<I>
@@ -96,9 +107,11 @@ const invalid = (name: string, checked: { problems: string[] }) =>
 export function nativeTool<I extends NativeInput | undefined = undefined>(
   definition: NativeToolWithContext<I>,
 ): Tool;
-export function nativeTool<I extends NativeInput | undefined = undefined>(
-  definition: NativeToolWithoutContext<I>,
-): Tool;
+export function nativeTool<
+  I extends NativeInput | undefined = undefined,
+  // biome-ignore lint/suspicious/noExplicitAny: any second parameter, to be told apart below.
+  R extends (args: ArgsOf<I>, ...rest: any[]) => unknown = (args: ArgsOf<I>) => unknown,
+>(definition: NativeToolBase<I> & { ctx?: false; run: R & RunWithoutCtx<R> }): Tool;
 export function nativeTool<I extends NativeInput | undefined>(
   definition: NativeToolDefinition<I>,
 ): Tool {
