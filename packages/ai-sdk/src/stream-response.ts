@@ -1,0 +1,123 @@
+// A run followed as a UI message stream response: SSE frames of chunks, the protocol's header,
+// `data: [DONE]` at the end. Every way a stream can stop is bounded: the run ends, an approval
+// waits for the person, the client goes away, or the stream reaches `maxStreamMs`.
+import { RunNotFoundError, type RunStore } from "@toolnexus/core";
+import { sseResponse } from "@toolnexus/web";
+import {
+  chunkFrame,
+  DONE_FRAME,
+  UI_MESSAGE_STREAM_HEADERS,
+  type UIMessageChunk,
+} from "./chunks.js";
+import { followRunAsUIMessages } from "./follow.js";
+
+/** Options of {@link uiMessageStreamResponse}. */
+export interface UIMessageStreamResponseOptions {
+  store: RunStore;
+  runId: string;
+  /** Send what the events after this offset add (default 0: the whole message). */
+  after?: number;
+  /** The request's signal: the client went away. */
+  signal: AbortSignal;
+  /** Wait this long for the run to appear in the store (a run just started), ms (default 0). */
+  waitForRunMs?: number;
+  heartbeatMs?: number;
+  pollMs?: number;
+  /** The longest the stream stays open, ms (default 30 minutes). */
+  maxStreamMs?: number;
+  /**
+   * An unexpected error while following (a store failure): return the id your log keeps it
+   * under; the stream then says only that id (as an `error` chunk) and ends.
+   */
+  onError: (error: unknown) => string;
+}
+
+/** The run's message (or what the events after `after` add to it) as a `200` UI message stream. */
+export function uiMessageStreamResponse(options: UIMessageStreamResponseOptions): Response {
+  return sseResponse({
+    frames: frames(options),
+    signal: options.signal,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+    preamble: ": toolnexus\n\n",
+    headers: UI_MESSAGE_STREAM_HEADERS,
+    // frames() turns its own errors into error chunks: whatever reaches here is a write failure.
+    onError: (error) => void options.onError(error),
+  });
+}
+
+async function* frames(options: UIMessageStreamResponseOptions): AsyncGenerator<string> {
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  options.signal.addEventListener("abort", onAbort, { once: true });
+  const timer = setTimeout(() => stop.abort(), options.maxStreamMs ?? 30 * 60 * 1000);
+  const pollMs = options.pollMs ?? 250;
+  try {
+    if (
+      !(await runAppears(
+        options.store,
+        options.runId,
+        options.waitForRunMs ?? 0,
+        pollMs,
+        stop.signal,
+      ))
+    ) {
+      if (stop.signal.aborted) return;
+      yield* errorFrames(options.runId, "the run did not start: it is not in the store");
+      return;
+    }
+    const chunks = followRunAsUIMessages(options.store, options.runId, {
+      after: options.after ?? 0,
+      signal: stop.signal,
+      pollMs,
+    });
+    try {
+      for await (const chunk of chunks) yield chunkFrame(chunk);
+    } catch (error) {
+      if (stop.signal.aborted) return;
+      const text =
+        error instanceof RunNotFoundError
+          ? "the run is no longer in the store"
+          : `the server failed while following the run; its log has the error under ${options.onError(error)}`;
+      yield chunkFrame({ type: "error", errorText: text });
+      return;
+    }
+    if (!stop.signal.aborted) yield DONE_FRAME;
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener("abort", onAbort);
+  }
+}
+
+function* errorFrames(runId: string, errorText: string): Generator<string> {
+  const chunks: UIMessageChunk[] = [
+    { type: "start", messageId: runId },
+    { type: "error", errorText },
+    { type: "finish", finishReason: "error" },
+  ];
+  for (const chunk of chunks) yield chunkFrame(chunk);
+  yield DONE_FRAME;
+}
+
+/** Whether the run is (or within `waitMs` comes to be) in the store. */
+async function runAppears(
+  store: RunStore,
+  runId: string,
+  waitMs: number,
+  pollMs: number,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    if ((await store.getRun(runId)) !== undefined) return true;
+    if (signal.aborted || Date.now() >= deadline) return false;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.min(pollMs, Math.max(1, deadline - Date.now())));
+      signal.addEventListener("abort", done, { once: true });
+    });
+  }
+}
