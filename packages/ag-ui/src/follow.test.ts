@@ -4,6 +4,7 @@ import { createClient, memoryRunStore } from "@toolnexus/client";
 import { scriptedModel } from "@toolnexus/client/testing";
 import type { Tool } from "@toolnexus/core";
 import { describe, expect, it } from "vitest";
+import { agentClient } from "./fixtures/agent.mjs";
 import { followAsAgUi } from "./follow.js";
 import { outline } from "./test-kit.js";
 
@@ -76,6 +77,32 @@ describe("followAsAgUi", () => {
     expect(events.filter((e) => e.type === "TOOL_CALL_END")).toHaveLength(starts);
     const steps = events.filter((e) => e.type === "STEP_STARTED").length;
     expect(events.filter((e) => e.type === "STEP_FINISHED")).toHaveLength(steps);
+  });
+
+  it("goes past a halt whose questions were answered since: nobody is asked twice", async () => {
+    const store = memoryRunStore();
+    const client = agentClient(store);
+    const halted = await client.run("both", { runId: "both", durable: true });
+    if (halted.status !== "pending") throw new Error("expected a halt");
+    const [approval, input] = (await store.getRun("both"))!.requests.map((r) => r.request.id);
+    // One answer, then a worker goes on: the other call halts again, still unanswered…
+    await client.answer({ id: approval!, ok: true }, { by: "alice" });
+    await client.continueRun("both");
+    // …and is answered before anyone follows the run.
+    await client.resume({ id: input!, ok: true, data: { replicas: 2 } }, { by: "bob" });
+
+    const firstHalt = store.readEvents("both", 0, 1000).find((e) => e.type === "suspended")!;
+    const events = await collect(
+      followAsAgUi(store, "both", { threadId: "T", runId: "R", after: firstHalt.offset }),
+    );
+    expect(outline(events).filter((e) => e.startsWith("RUN_"))).toEqual([
+      "RUN_STARTED",
+      "RUN_FINISHED success",
+    ]);
+    expect(outline(events)).toContain("TOOL_CALL_RESULT scaled to 2 replicas");
+    expect((events.at(-1) as { result?: string }).result).toBe(
+      "Finished: deployed to production; scaled to 2 replicas",
+    );
   });
 
   it("ends with RUN_ERROR not_found when the run never appears", async () => {

@@ -64,17 +64,29 @@ async function runAppears(
   }
 }
 
-/** The halted calls of the run's current halt, by request id, for its interrupts. */
-async function pendingCalls(store: RunStore, runId: string): Promise<Map<string, PendingCallInfo>> {
+/**
+ * What the requests of a `suspended` event stand at now, by request id: the call each halted,
+ * its deadline, and whether it still waits. An answer that arrived while the run was running
+ * makes the halt `ready` at once, and a worker goes on without asking anyone.
+ */
+async function pendingCalls(
+  store: RunStore,
+  runId: string,
+  event: RecordedRunEvent,
+): Promise<Map<string, PendingCallInfo>> {
   const run = await store.getRun(runId);
+  const callIds = new Map<string, string>();
+  for (const call of run?.checkpoint?.pending ?? []) callIds.set(call.request.id, call.callId);
   const calls = new Map<string, PendingCallInfo>();
-  for (const call of run?.checkpoint?.pending ?? []) {
-    calls.set(call.request.id, { toolCallId: call.callId });
-  }
-  for (const info of run?.requests ?? []) {
-    const known = calls.get(info.request.id) ?? {};
-    if (info.expiresAt !== undefined) known.expiresAt = info.expiresAt;
-    calls.set(info.request.id, known);
+  const requests = Array.isArray(event.data.requests) ? event.data.requests : [];
+  for (const request of requests as { id?: unknown }[]) {
+    if (typeof request?.id !== "string") continue;
+    const info = await store.getRequest(request.id);
+    const known: PendingCallInfo = { open: info?.state === "waiting" };
+    const toolCallId = callIds.get(request.id);
+    if (toolCallId !== undefined) known.toolCallId = toolCallId;
+    if (info?.expiresAt !== undefined) known.expiresAt = info.expiresAt;
+    calls.set(request.id, known);
   }
   return calls;
 }
@@ -128,9 +140,7 @@ export async function* followAsAgUi(
           break;
         }
         const pending: Map<string, PendingCallInfo> | undefined =
-          (event as RecordedRunEvent).type === "suspended"
-            ? await pendingCalls(store, runId)
-            : undefined;
+          event.type === "suspended" ? await pendingCalls(store, runId, event) : undefined;
         for (const agUiEvent of mapper.map(event, pending)) {
           sent++;
           yield agUiEvent;

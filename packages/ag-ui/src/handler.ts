@@ -2,12 +2,14 @@
 // out as Server-Sent Events. Without `resume` it starts a run (the host's `start`); with it, it
 // records the answers to the interrupts the last run ended on. Either way it then only follows
 // the store, so whichever process (or worker) runs the run, the stream shows it.
-import type { RunAgentInput } from "@ag-ui/core";
+import type { AGUIEvent, RunAgentInput } from "@ag-ui/core";
 import {
   checkOrigin,
   errorResponse,
+  identifyCaller,
   internalResponse,
   readJson,
+  sseResponse,
   type WebCaller,
   WebError,
 } from "@toolnexus/web";
@@ -19,12 +21,9 @@ import {
   resolveAgUiOptions,
 } from "./options.js";
 import { resumeRun } from "./resume.js";
-import { sseResponse } from "./sse.js";
 
 /** A standard Fetch API handler: mount it in Hono, Next.js, Bun, Deno, or `toNodeListener`. */
 export type AgUiHandler = (request: Request) => Promise<Response>;
-
-const MAX_CALLER_ID_CHARS = 256;
 
 /**
  * Makes the handler. Options are checked now (a TypeError names a bad one). Refusals before the
@@ -74,15 +73,7 @@ async function handle<C extends WebCaller>(
     });
   }
   checkOrigin(request, url, options.allowedOrigins);
-  const caller = await options.identify(request);
-  if (caller === undefined || caller === null) {
-    throw new WebError(401, "unauthenticated", "sign in first: this server does not know you");
-  }
-  if (typeof caller.id !== "string" || caller.id === "" || caller.id.length > MAX_CALLER_ID_CHARS) {
-    throw new TypeError(
-      `identify returned a caller whose id is not a string of 1 to ${MAX_CALLER_ID_CHARS} characters`,
-    );
-  }
+  const caller = await identifyCaller(options.identify, request);
   const input = checkRunAgentInput(await readJson(request, options.maxBodyBytes));
   const { store } = options;
   if (typeof store.readEvents !== "function") {
@@ -93,19 +84,28 @@ async function handle<C extends WebCaller>(
       ? await resumeRun({ store, caller, allow: options.allow }, input.resume)
       : { runId: await start(options, caller, input, request), after: 0 };
 
-  const stop = new AbortController();
-  request.signal.addEventListener("abort", () => stop.abort(), { once: true });
+  // The client going away aborts the request's signal: the follower wakes and stops.
   const events = followAsAgUi(store, runId, {
     threadId: input.threadId,
     runId: input.runId,
     after,
-    signal: stop.signal,
+    signal: request.signal,
     pollMs: options.pollMs,
     maxEvents: options.maxStreamEvents,
     waitForRunMs: options.waitForRunMs,
     onError: (error) => report(options, request, error),
   });
-  return sseResponse(events, { heartbeatMs: options.heartbeatMs, stop });
+  return sseResponse({
+    frames: framesOf(events),
+    signal: request.signal,
+    heartbeatMs: options.heartbeatMs,
+    onError: (error) => report(options, request, error),
+  });
+}
+
+/** Each event as the SSE frame HttpAgent reads: one `data:` line of JSON, then a blank line. */
+async function* framesOf(events: AsyncIterable<AGUIEvent>): AsyncGenerator<string> {
+  for await (const event of events) yield `data: ${JSON.stringify(event)}\n\n`;
 }
 
 async function start<C extends WebCaller>(

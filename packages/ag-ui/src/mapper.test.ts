@@ -127,6 +127,15 @@ describe("createAgUiEventMapper", () => {
     });
   });
 
+  it("does not end on a halt whose every question was answered meanwhile", () => {
+    offset = 0;
+    const mapper = createAgUiEventMapper({ threadId: "T", runId: "R" });
+    const requests = [{ id: "pnd_1", kind: "input", prompt: "How many?" }];
+    const suspended = recorded("suspended", { requests });
+    expect(mapper.map(suspended, new Map([["pnd_1", { open: false }]]))).toEqual([]);
+    expect(mapper.ended).toBe(false);
+  });
+
   it("ends with RUN_ERROR for a failed run, and fail() closes what is open", () => {
     offset = 0;
     const failed = mapAll([

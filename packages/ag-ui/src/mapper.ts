@@ -13,10 +13,14 @@ import {
 import type { RecordedRunEvent, Request as ToolnexusRequest } from "@toolnexus/core";
 import { interruptOf, METADATA_KEY } from "./interrupts.js";
 
-/** What a halted call is known by, for its interrupt: the tool call and the deadline. */
+/** What a halted call's request stands at, for its interrupt. */
 export interface PendingCallInfo {
+  /** The tool call it halted. */
   toolCallId?: string;
+  /** Its deadline. */
   expiresAt?: string;
+  /** False when it no longer waits (answered meanwhile): it is no interrupt. Default true. */
+  open?: boolean;
 }
 
 /** Which AG-UI run the events belong to (the ids of the RunAgentInput that asked for them). */
@@ -96,13 +100,15 @@ export function createAgUiEventMapper(ids: AgUiRunIds): AgUiEventMapper {
     requests: unknown,
     pending: ReadonlyMap<string, PendingCallInfo> | undefined,
   ): Interrupt[] =>
-    (Array.isArray(requests) ? (requests as ToolnexusRequest[]) : []).map((request) => {
-      const known = pending?.get(request.id);
-      return interruptOf(request, {
-        ...(known?.toolCallId === undefined ? {} : { toolCallId: known.toolCallId }),
-        ...(known?.expiresAt === undefined ? {} : { expiresAt: known.expiresAt }),
+    (Array.isArray(requests) ? (requests as ToolnexusRequest[]) : [])
+      .filter((request) => pending?.get(request.id)?.open !== false)
+      .map((request) => {
+        const known = pending?.get(request.id);
+        return interruptOf(request, {
+          ...(known?.toolCallId === undefined ? {} : { toolCallId: known.toolCallId }),
+          ...(known?.expiresAt === undefined ? {} : { expiresAt: known.expiresAt }),
+        });
       });
-    });
 
   return {
     get ended() {
@@ -207,7 +213,8 @@ export function createAgUiEventMapper(ids: AgUiRunIds): AgUiEventMapper {
           return out;
         case "suspended": {
           const list = interrupts(data.requests, pending);
-          if (list.length === 0) return out; // nothing to ask: the run goes on
+          // Every question was answered meanwhile: the run goes on without asking anyone.
+          if (list.length === 0) return out;
           return end(out, {
             type: EventType.RUN_FINISHED,
             threadId,

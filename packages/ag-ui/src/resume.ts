@@ -5,46 +5,26 @@
 import type { ResumeEntry } from "@ag-ui/core";
 import {
   type Answer,
-  AnswerConflictError,
   MAX_EVENTS_PER_READ,
   type RequestInfo,
   type RunInfo,
   type RunStore,
-  SuspensionNotFoundError,
-  WireFormatError,
 } from "@toolnexus/core";
-import { type RunAccess, type WebAccess, type WebCaller, WebError } from "@toolnexus/web";
+import {
+  type AccessCheck,
+  permits,
+  recordAnswer,
+  runAccessOf,
+  type WebCaller,
+  WebError,
+} from "@toolnexus/web";
 import { answerOfResume } from "./interrupts.js";
-
-export interface ResumeContext<C extends WebCaller> {
-  store: RunStore;
-  caller: C;
-  allow: ((caller: C, access: WebAccess) => unknown) | undefined;
-}
 
 /** What the stream follows after the answers are recorded. */
 export interface Resumed {
   runId: string;
   /** The offset of the `suspended` event that asked these questions: follow after it. */
   after: number;
-}
-
-function accessTo(action: "answer" | "follow", run: RunInfo, info?: RequestInfo): RunAccess {
-  const access: RunAccess = { action, runId: run.runId };
-  if (run.sessionId !== undefined) access.sessionId = run.sessionId;
-  if (run.agent !== undefined) access.agent = run.agent;
-  if (info !== undefined) {
-    access.requestId = info.request.id;
-    access.kind = info.request.kind;
-  }
-  return access;
-}
-
-async function permits<C extends WebCaller>(
-  ctx: ResumeContext<C>,
-  access: RunAccess,
-): Promise<boolean> {
-  return ctx.allow !== undefined && (await ctx.allow(ctx.caller, access)) === true;
 }
 
 const unknownInterrupt = (at: string) =>
@@ -76,7 +56,7 @@ async function haltOffset(
 
 /** Checks every entry, records every answer, and says where to follow from. */
 export async function resumeRun<C extends WebCaller>(
-  ctx: ResumeContext<C>,
+  ctx: AccessCheck<C>,
   entries: readonly ResumeEntry[],
 ): Promise<Resumed> {
   const { store, caller } = ctx;
@@ -92,7 +72,7 @@ export async function resumeRun<C extends WebCaller>(
           ? run
           : await store.getRun(info.runId);
     if (info === undefined || owner === undefined) throw unknownInterrupt(at);
-    if (!(await permits(ctx, accessTo("answer", owner, info)))) throw unknownInterrupt(at);
+    if (!(await permits(ctx, runAccessOf("answer", owner, info)))) throw unknownInterrupt(at);
     if (run !== undefined && run.runId !== owner.runId) {
       throw new WebError(
         400,
@@ -104,7 +84,7 @@ export async function resumeRun<C extends WebCaller>(
     infos.push(info);
   }
   if (run === undefined) throw new WebError(400, "bad_request", "resume is empty");
-  if (!(await permits(ctx, accessTo("follow", run)))) throw unknownInterrupt("resume");
+  if (!(await permits(ctx, runAccessOf("follow", run)))) throw unknownInterrupt("resume");
 
   // AG-UI resumes a halt as a whole: every interrupt still open is answered or cancelled.
   const answered = new Set(entries.map((entry) => entry.interruptId));
@@ -133,28 +113,16 @@ export async function resumeRun<C extends WebCaller>(
   const after = await haltOffset(store, run.runId, answered);
   for (const [i, answer] of answers.entries()) {
     try {
-      await store.answer(answer, { by: caller.id });
+      await recordAnswer(store, infos[i]!.request, answer, caller.id);
     } catch (error) {
+      if (!(error instanceof WebError)) throw error;
       // Cancelling an interrupt someone else answered, or one that expired, asks for nothing.
-      if (error instanceof AnswerConflictError && entries[i]!.status === "cancelled") continue;
-      if (error instanceof AnswerConflictError) {
-        const message =
-          error.reason === "answered"
-            ? "this interrupt already has a different answer; an answer cannot be changed (cancel it to go on)"
-            : error.reason === "expired"
-              ? "this interrupt expired; cancel it to go on"
-              : "this interrupt's run was cancelled; nothing waits for the answer";
-        throw new WebError(409, "answer_conflict", `resume[${i}]: ${message}`, {
-          reason: error.reason,
-        });
-      }
-      if (error instanceof SuspensionNotFoundError) throw unknownInterrupt(`resume[${i}]`);
-      if (error instanceof WireFormatError) {
-        throw new WebError(400, "bad_request", `resume[${i}]: the answer is malformed`, {
-          issues: [...error.issues],
-        });
-      }
-      throw error;
+      if (error.code === "answer_conflict" && entries[i]!.status === "cancelled") continue;
+      const hint = error.code === "answer_conflict" ? " (cancel the interrupt to go on)" : "";
+      throw new WebError(error.status, error.code, `resume[${i}]: ${error.message}${hint}`, {
+        ...(error.issues === undefined ? {} : { issues: error.issues }),
+        ...(error.reason === undefined ? {} : { reason: error.reason }),
+      });
     }
   }
   return { runId: run.runId, after };
