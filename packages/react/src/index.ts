@@ -1,3 +1,5 @@
+// The handler's views, so a page needs no import from the server package.
+export type { RequestView, RunView, WebErrorBody, WebErrorCode } from "@toolnexus/web";
 export type {
   AnswerBody,
   AnswerReceipt,
