@@ -29,6 +29,7 @@ describe("server rendering", () => {
         ToolnexusProvider,
         { baseUrl: "http://127.0.0.1:1/api" },
         h(Page),
+        // biome-ignore lint/correctness/noChildrenProp: a render prop, as JSX passes it
         h(SchemaForm, { schema, children: (form) => renderForm(form) }),
       ),
     );
