@@ -42,7 +42,9 @@ function closure(name, seen = new Set()) {
   return seen;
 }
 
-console.log(`${tarballs.size} tarballs in ${relative(process.cwd(), out) || "."}/. In your project:`);
+console.log(
+  `${tarballs.size} tarballs in ${relative(process.cwd(), out) || "."}/. In your project:`,
+);
 for (const name of tarballs.keys()) {
   const files = [...closure(name)].map((dep) => tarballs.get(dep));
   console.log(`  ${name}:\n    npm install ${files.join(" ")}`);
