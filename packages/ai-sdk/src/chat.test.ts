@@ -221,4 +221,30 @@ describe.each(VERSIONS)("useChat through $name", ({ chat: makeChat }) => {
     expect(parts[0]!.output).toBe("deployed to staging");
     expect(parts[1]!.data).toMatchObject({ state: "answered", toolCallId: "c1" });
   });
+
+  it("ends the message when the run is cancelled, saying who cancelled it", async () => {
+    const wait = tool("wait", async () =>
+      pending({ kind: "input", prompt: "Go on?", data: { schema: { type: "object" } } }),
+    );
+    const { served } = await setup([wait], [{ toolCalls: [{ id: "c1", name: "wait" }] }]);
+    const chat = makeChat({ api: served.api, chatId: "a-6", token: "token-alice" });
+    const asked = chat.nextData("data-toolnexus-request");
+    const sent = chat.sendMessage("Wait for me");
+    await asked;
+    const cancelled = await fetch(`${served.web}/runs/${served.runs[0]}/cancel`, {
+      method: "POST",
+      headers: { authorization: "Bearer token-alice", "content-type": "application/json" },
+      body: JSON.stringify({ reason: "changed my mind" }),
+    });
+    expect(cancelled.status).toBe(200);
+    await sent;
+    expect(chat.error).toBeUndefined();
+    const run = lastAssistant(chat.messages)!.parts.find((p) => p.type === "data-toolnexus-run");
+    expect(run?.data).toEqual({
+      runId: served.runs[0],
+      state: "cancelled",
+      by: "alice",
+      reason: "changed my mind",
+    });
+  });
 });

@@ -83,14 +83,13 @@ async function handle<C extends WebCaller>(
 ): Promise<Response> {
   const url = new URL(request.url);
   const { api } = options;
+  // `{api}` takes POST; `{api}/{chatId}/stream` takes GET (DefaultChatTransport's resume).
   const rest =
-    url.pathname === api
-      ? ""
-      : url.pathname.startsWith(`${api}/`)
-        ? url.pathname.slice(api.length)
-        : undefined;
-  const streamOf = rest === undefined ? undefined : /^\/([^/]+)\/stream\/?$/.exec(rest);
-  if (rest !== "" && rest !== "/" && streamOf === null) {
+    url.pathname === api || url.pathname.startsWith(`${api}/`)
+      ? url.pathname.slice(api.length)
+      : undefined;
+  const streamOf = rest === undefined ? null : /^\/([^/]+)\/stream\/?$/.exec(rest);
+  if (streamOf === null && rest !== "" && rest !== "/") {
     throw new WebError(404, "not_found", "no such route");
   }
   const method = streamOf ? "GET" : "POST";
