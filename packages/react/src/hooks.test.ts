@@ -77,6 +77,11 @@ function Inbox(): ReactNode {
   );
 }
 
+function Polled(): ReactNode {
+  const { requests } = useRequests({}, { pollMs: 20 });
+  return h("p", { "data-testid": "polled" }, String(requests.length));
+}
+
 describe("useRequests and useAnswer", () => {
   it("lists the caller's waiting requests; an answer shrinks the list and records who answered", async () => {
     const first = await fixture.halt("S1");
@@ -97,6 +102,15 @@ describe("useRequests and useAnswer", () => {
       })
     ).json();
     expect(run.requests[0]).toMatchObject({ state: "answered", answeredBy: "alice" });
+  });
+
+  it("polls: a question asked elsewhere appears, one answered elsewhere goes", async () => {
+    render(app(h(Polled)));
+    await waitFor(() => expect(text("polled")).toBe("0"));
+    const runId = await fixture.halt("S1"); // another process's run
+    await waitFor(() => expect(text("polled")).toBe("1"));
+    await answerStaging(runId); // another tab's answer
+    await waitFor(() => expect(text("polled")).toBe("0"));
   });
 
   it("shows bob only bob's requests, and an unknown token the refusal's code", async () => {

@@ -37,7 +37,8 @@ export function placeProblems(
         break;
       }
     }
-    if (target === undefined && path === "" && known.has("")) target = "";
+    // A form that is one JSON field holds the whole answer: every path is inside it.
+    if (target === undefined && known.has("")) target = "";
     if (target === undefined) {
       for (const message of messages) rest.push(path === "" ? message : `${path}: ${message}`);
       continue;

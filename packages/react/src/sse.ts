@@ -19,11 +19,16 @@ export async function readSse(
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
+  // A CR ending one chunk may be the first half of a CRLF: it waits for the next chunk.
+  let carriage = "";
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
+      let text = carriage + decoder.decode(value, { stream: true });
+      carriage = text.endsWith("\r") ? "\r" : "";
+      if (carriage !== "") text = text.slice(0, -1);
+      buffer += text.replace(/\r\n?/g, "\n");
       let cut = buffer.indexOf("\n\n");
       while (cut !== -1) {
         const message = parseBlock(buffer.slice(0, cut));

@@ -52,6 +52,8 @@ export interface Fixture {
   streamStarts(): number[];
   /** Cuts every open event stream's connection, as a proxy dropping it would. */
   dropStreams(): void;
+  /** The next `count` event stream requests get a 503, as an overloaded proxy gives. */
+  refuseStreams(count: number): void;
   close(): Promise<void>;
 }
 
@@ -89,7 +91,16 @@ export async function startFixture(): Promise<Fixture> {
     heartbeatMs: 60_000,
     pollMs: 20,
   });
-  const server: Server = createServer(toNodeListener(handler));
+  const listener = toNodeListener(handler);
+  let refusals = 0;
+  const server: Server = createServer((req, res) => {
+    if (refusals > 0 && (req.url ?? "").includes("/events")) {
+      refusals -= 1;
+      res.writeHead(503, { "content-type": "text/plain" }).end("busy");
+      return;
+    }
+    listener(req, res);
+  });
   // Event streams are counted by request, not by socket: fetch keeps idle sockets for reuse.
   const streams = new Set<Socket>();
   const starts: number[] = [];
@@ -129,6 +140,9 @@ export async function startFixture(): Promise<Fixture> {
     },
     openStreams: () => streams.size,
     streamStarts: () => [...starts],
+    refuseStreams: (count) => {
+      refusals = count;
+    },
     dropStreams: () => {
       for (const socket of streams) socket.destroy();
     },
