@@ -138,10 +138,9 @@ describe("webfetch", () => {
   });
 
   it("stops at its own timeout (seconds)", async () => {
-    const started = Date.now();
+    // /slow never answers: without the timeout this call would not return (no clock asserted).
     const result = await webfetchTool(LOCAL).execute({ url: `${base}/slow`, timeout: 0.3 });
     expect(result.output).toBe("webfetch: timed out after 300ms");
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("the client's timeout aborts the request (the connection is closed)", async () => {

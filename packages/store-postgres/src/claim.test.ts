@@ -45,10 +45,10 @@ describe("claims on PostgreSQL", () => {
       await holder.query(`SELECT 1 FROM ${store.schema}.runs WHERE run_key = $1 FOR UPDATE`, [
         key("run_a"),
       ]);
-      const started = Date.now();
+      // A claim that waited for the locked row would not return while `holder` holds it (no
+      // clock asserted: a busy machine may be slow, never blocked).
       const claimed = await store.claim({ owner: "w1", leaseMs: LONG });
       expect(claimed?.lease.runId).toBe("run_b");
-      expect(Date.now() - started).toBeLessThan(5000);
       expect(await store.claim({ owner: "w2", leaseMs: LONG })).toBeUndefined();
     } finally {
       await holder.query("ROLLBACK");
