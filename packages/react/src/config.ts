@@ -51,8 +51,8 @@ export function ToolnexusProvider(props: ToolnexusProviderProps): ReactElement {
   const latest = useRef<ToolnexusConfig>(config);
   latest.current = config;
   const getConfig = useCallback(() => latest.current, []);
-  const changed = useCallback(() => setVersion((v) => v + 1), []);
   const [version, setVersion] = useState(0);
+  const changed = useCallback(() => setVersion((v) => v + 1), []);
   const { baseUrl } = config;
   const value = useMemo<ToolnexusContextValue>(
     () => ({ baseUrl, getConfig, version, changed }),

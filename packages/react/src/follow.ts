@@ -66,12 +66,14 @@ export async function followRunEvents(
       if (response.body === null) throw Object.assign(new Error("no body"), { retry: true });
       options.onConnection?.(true);
       wait = 500;
+      // Stops at the terminal event itself, not when the server gets round to closing.
       await readSse(response.body, (message) => {
         const event = eventOf(message.event, message.data);
-        if (event === undefined || event.offset <= after) return;
+        if (event === undefined || event.offset <= after) return false;
         after = event.offset;
         options.onEvent(event);
-        if (TERMINAL_EVENT_TYPES.has(event.type)) ended = true;
+        ended = TERMINAL_EVENT_TYPES.has(event.type);
+        return ended;
       });
     } catch (error) {
       if (signal.aborted) return "aborted";

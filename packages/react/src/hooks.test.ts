@@ -20,6 +20,7 @@ import { type Fixture, PRODUCTION_SCHEMA, startFixture } from "./testing/fixture
 import { renderForm } from "./testing/render-form.js";
 import { useAnswer } from "./use-answer.js";
 import { useCancel } from "./use-cancel.js";
+import { useRequest } from "./use-request.js";
 import { useRequests } from "./use-requests.js";
 import { useRun } from "./use-run.js";
 import { useSchemaForm } from "./use-schema-form.js";
@@ -113,6 +114,25 @@ describe("useRequests and useAnswer", () => {
     await waitFor(() => expect(text("polled")).toBe("0"));
   });
 
+  it("useRequest shows one request, then who answered it; another's is a 404", async () => {
+    const runId = await fixture.halt("S1");
+    const run = await (
+      await fetch(`${fixture.base}/runs/${runId}`, {
+        headers: { authorization: "Bearer token-alice" },
+      })
+    ).json();
+    const id = run.requests[0].id as string;
+    const view = render(app(h(OneRequest, { id })));
+    await waitFor(() => expect(text("one")).toBe("waiting -"));
+    await answerStaging(runId);
+    view.unmount();
+    render(app(h(OneRequest, { id })));
+    await waitFor(() => expect(text("one")).toBe("answered alice"));
+    cleanup();
+    render(app(h(OneRequest, { id }), "token-bob"));
+    await waitFor(() => expect(text("one")).toBe("not_found"));
+  });
+
   it("shows bob only bob's requests, and an unknown token the refusal's code", async () => {
     await fixture.halt("S1");
     await fixture.halt("T1");
@@ -179,6 +199,16 @@ const offsets = () =>
     .split(" ")
     .filter(Boolean)
     .map((part) => Number(part.split(":")[0]));
+
+function OneRequest(props: { id: string }): ReactNode {
+  const { request, error } = useRequest(props.id);
+  const code = (error as ToolnexusHttpError | undefined)?.code;
+  return h(
+    "p",
+    { "data-testid": "one" },
+    request ? `${request.state} ${request.answeredBy ?? "-"}` : `${code}`,
+  );
+}
 
 function Refused(props: { runId: string }): ReactNode {
   const { error, stream } = useRun(props.runId);

@@ -31,6 +31,8 @@ export type { AnswerState, AnswerStatus } from "./use-answer.js";
 export { useAnswer } from "./use-answer.js";
 export type { CancelState, CancelStatus } from "./use-cancel.js";
 export { useCancel } from "./use-cancel.js";
+export type { RequestState } from "./use-request.js";
+export { useRequest } from "./use-request.js";
 export type { RequestsState, UseRequestsOptions } from "./use-requests.js";
 export { useRequests } from "./use-requests.js";
 export type { RunState, UseRunOptions } from "./use-run.js";

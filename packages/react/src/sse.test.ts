@@ -22,7 +22,10 @@ describe("readSse", () => {
   it("parses messages split at every chunk size, skipping comments, with CRLF and multi-line data", async () => {
     for (let size = 1; size <= 17; size++) {
       const messages: SseMessage[] = [];
-      await readSse(body(STREAM, size), (m) => messages.push(m));
+      await readSse(body(STREAM, size), (m) => {
+        messages.push(m);
+        return false;
+      });
       expect(messages).toEqual([
         { id: "1", event: "started", data: '{"offset":1}' },
         { id: "2", event: "text", data: '{"t":"é😀"}' },
@@ -33,6 +36,6 @@ describe("readSse", () => {
 
   it("refuses a message over the cap instead of growing without end", async () => {
     const huge = `data: ${"x".repeat(MAX_SSE_MESSAGE_CHARS + 10)}`;
-    await expect(readSse(body(huge, 64 * 1024), () => {})).rejects.toThrow(/over the size/);
+    await expect(readSse(body(huge, 64 * 1024), () => false)).rejects.toThrow(/over the size/);
   });
 });

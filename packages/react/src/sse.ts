@@ -11,10 +11,13 @@ export interface SseMessage {
 /** The most characters one message may take before the stream is treated as broken. */
 export const MAX_SSE_MESSAGE_CHARS = 1024 * 1024;
 
-/** Parses a stream of SSE text into messages, calling `onMessage` for each; comments are skipped. */
+/**
+ * Parses a stream of SSE text into messages, calling `onMessage` for each (comments are
+ * skipped); `onMessage` returning `true` stops reading and cancels the body.
+ */
 export async function readSse(
   body: ReadableStream<Uint8Array>,
-  onMessage: (message: SseMessage) => void,
+  onMessage: (message: SseMessage) => boolean | undefined,
 ): Promise<void> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -33,7 +36,10 @@ export async function readSse(
       while (cut !== -1) {
         const message = parseBlock(buffer.slice(0, cut));
         buffer = buffer.slice(cut + 2);
-        if (message !== undefined) onMessage(message);
+        if (message !== undefined && onMessage(message) === true) {
+          await reader.cancel();
+          return;
+        }
         cut = buffer.indexOf("\n\n");
       }
       if (buffer.length > MAX_SSE_MESSAGE_CHARS) {

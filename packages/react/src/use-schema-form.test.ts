@@ -71,15 +71,11 @@ describe("useSchemaForm", () => {
     expect((screen.getByLabelText("Name") as HTMLInputElement).type).toBe("text");
     expect((screen.getByLabelText("Email") as HTMLInputElement).type).toBe("email");
     const age = screen.getByLabelText("Age") as HTMLInputElement;
-    expect([age.type, age.value, age.min, age.max, age.step]).toEqual([
-      "number",
-      "30",
-      "18",
-      "99",
-      "1",
-    ]);
+    expect([age.type, age.inputMode, age.value]).toEqual(["text", "numeric", "30"]);
     // No title: the description is the label.
-    expect(screen.getByLabelText("A ratio between 0 and 1").getAttribute("step")).toBe("any");
+    expect(screen.getByLabelText("A ratio between 0 and 1").getAttribute("inputmode")).toBe(
+      "decimal",
+    );
     const env = screen.getByLabelText("Environment") as HTMLSelectElement;
     expect([...env.options].map((o) => o.text)).toEqual(["Choose…", "staging", "production"]);
     expect(env.value).toBe("");
@@ -100,6 +96,12 @@ describe("useSchemaForm", () => {
     expect(screen.getByLabelText("Email").getAttribute("aria-required")).toBeNull();
     // An optional object's required field is required only once the object is started.
     expect(screen.getByLabelText("City").getAttribute("aria-required")).toBeNull();
+    // A checkbox is always answered, true or false: nothing to require.
+    const required = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] };
+    cleanup();
+    setup(required);
+    expect(screen.getByLabelText("Ok").getAttribute("aria-required")).toBeNull();
+    expect(screen.getByLabelText("Ok").hasAttribute("required")).toBe(false);
   });
 
   it("a failed submit shows plain messages per field, wired by aria, and focuses the first", async () => {
@@ -138,6 +140,9 @@ describe("useSchemaForm", () => {
     await user.type(age, "12.5");
     await user.tab();
     expect(messageOf(age)).toBe("Enter a whole number.");
+    await user.clear(age);
+    await user.type(age, "1e");
+    expect(messageOf(age)).toBe("Enter a number.");
     await user.clear(age);
     await user.type(age, "120");
     expect(messageOf(age)).toBe("Use 99 or less.");

@@ -46,10 +46,8 @@ export interface FieldInputProps {
   required?: boolean;
   minLength?: number;
   maxLength?: number;
-  min?: number;
-  max?: number;
-  step?: number | "any";
   inputMode?: "decimal" | "numeric";
+  autoComplete?: "off";
   "aria-invalid": boolean;
   "aria-required"?: boolean;
   "aria-describedby"?: string;
@@ -102,7 +100,7 @@ export interface SchemaField extends FieldSpec {
 
 export interface SchemaFormState {
   fields: SchemaField[];
-  /** The answer's data as it stands (fields with problems are left out). */
+  /** The answer's data as it stands (empty fields, and numbers or JSON that do not parse, left out). */
   data: Record<string, unknown>;
   /** No field has a problem by this form's checks. */
   isValid: boolean;
@@ -343,9 +341,11 @@ function fieldState(spec: FieldSpec, index: number, ctx: FieldContext): SchemaFi
       .filter((part) => part !== undefined)
       .join(" ") || undefined;
   const c = spec.constraints;
+  // A checkbox is always answered (true or false): `required` there means nothing to ask for.
+  const mustFill = ctx.required && control !== "checkbox";
   const aria = {
     "aria-invalid": invalid,
-    ...(ctx.required ? { "aria-required": true } : {}),
+    ...(mustFill ? { "aria-required": true } : {}),
     ...(describedBy === undefined ? {} : { "aria-describedby": describedBy }),
   };
   const setValue = (value: RawValue) => ctx.setValue(spec.name, value);
@@ -358,7 +358,7 @@ function fieldState(spec: FieldSpec, index: number, ctx: FieldContext): SchemaFi
       const target = event.target;
       setValue(control === "checkbox" ? (target as HTMLInputElement).checked : target.value);
     },
-    ...(ctx.required && control !== "checkbox" ? { required: true } : {}),
+    ...(mustFill ? { required: true } : {}),
     ...aria,
   };
   if (control === "checkbox") {
@@ -373,11 +373,11 @@ function fieldState(spec: FieldSpec, index: number, ctx: FieldContext): SchemaFi
       if (c.minLength !== undefined) inputProps.minLength = c.minLength;
       if (c.maxLength !== undefined) inputProps.maxLength = c.maxLength;
     } else {
-      inputProps.type = "number";
+      // Text with a numeric keyboard, not type="number": a browser empties a number input that
+      // holds "1e" or "12,5", and this form could then not say what is wrong with it.
+      inputProps.type = "text";
       inputProps.inputMode = spec.kind === "integer" ? "numeric" : "decimal";
-      inputProps.step = spec.kind === "integer" ? 1 : "any";
-      if (c.minimum !== undefined) inputProps.min = c.minimum;
-      if (c.maximum !== undefined) inputProps.max = c.maximum;
+      inputProps.autoComplete = "off";
     }
   }
   const noChoice = typeof ctx.raw !== "string" || ctx.raw === "";
