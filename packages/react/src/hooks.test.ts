@@ -12,7 +12,7 @@ import {
   waitFor,
 } from "@testing-library/react";
 import type { RequestView } from "@toolnexus/web";
-import { createElement as h, type ReactNode } from "react";
+import { createElement as h, type ReactNode, StrictMode } from "react";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolnexusProvider } from "./config.js";
 import type { ToolnexusHttpError } from "./errors.js";
@@ -112,6 +112,16 @@ describe("useRequests and useAnswer", () => {
     await waitFor(() => expect(text("polled")).toBe("1"));
     await answerStaging(runId); // another tab's answer
     await waitFor(() => expect(text("polled")).toBe("0"));
+  });
+
+  it("refetches when the tab becomes visible again, without waiting out the poll", async () => {
+    render(app(h(Inbox))); // polls once a minute
+    await waitFor(() => expect(text("count")).toBe("0"));
+    await fixture.halt("S1");
+    act(() => {
+      document.dispatchEvent(new Event("visibilitychange"));
+    });
+    await waitFor(() => expect(text("count")).toBe("1"));
   });
 
   it("useRequest shows one request, then who answered it; another's is a 404", async () => {
@@ -260,6 +270,17 @@ describe("useRun and useRunEvents", () => {
     view.unmount();
     await fixture.streamsReach(0);
     expect(fixture.openStreams()).toBe(0);
+  });
+
+  it("under StrictMode's double effects, one stream stays open and unmount closes it", async () => {
+    const runId = await fixture.halt("S1");
+    const view = render(h(StrictMode, null, app(h(Follow, { runId }))));
+    await waitFor(() => expect(text("stream")).toBe("open"));
+    await waitFor(() => expect(text("events")).toContain("suspended"));
+    await fixture.streamsReach(1);
+    expect(offsets()).toEqual(offsets().map((_, i) => i + 1)); // no event twice
+    view.unmount();
+    await fixture.streamsReach(0);
   });
 
   it("cancels a halted run: the receipt, the cancelled state, the stream's end", async () => {
