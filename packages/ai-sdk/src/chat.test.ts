@@ -2,7 +2,7 @@
 // a memory store, the run started by the handler's host and continued by a worker.
 import { createClient, memoryRunStore } from "@toolnexus/client";
 import { scriptedModel } from "@toolnexus/client/testing";
-import { pending, type Tool } from "@toolnexus/core";
+import { followRunEvents, pending, type Tool } from "@toolnexus/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { lastAssistant, type Part, serveChat, VERSIONS, visibleParts } from "./test-kit.js";
 
@@ -246,5 +246,115 @@ describe.each(VERSIONS)("useChat through $name", ({ chat: makeChat }) => {
       by: "alice",
       reason: "changed my mind",
     });
+  });
+
+  it("two approvals of one turn: the chat sends once both are answered; one alone ends at once", async () => {
+    const ran: string[] = [];
+    const act = (name: string) =>
+      tool(
+        name,
+        async () => {
+          ran.push(name);
+          return { output: `${name} done`, isError: false };
+        },
+        { needsApproval: true },
+      );
+    const { served, store } = await setup(
+      [act("stop_db"), act("start_db")],
+      [
+        {
+          toolCalls: [
+            { id: "c1", name: "stop_db" },
+            { id: "c2", name: "start_db" },
+          ],
+        },
+        { content: "Restarted." },
+      ],
+    );
+    const chat = makeChat({ api: served.api, chatId: "a-7", token: "token-alice" });
+    await chat.sendMessage("Restart the database");
+    const asked = lastAssistant(chat.messages)!;
+    const [stop, start] = ["tool-stop_db", "tool-start_db"].map(
+      (type) => asked.parts.find((p) => p.type === type)!,
+    );
+    expect([stop!.state, start!.state]).toEqual(["approval-requested", "approval-requested"]);
+    expect(stop!.approval!.id).not.toBe(start!.approval!.id);
+
+    // Sent by hand with one response only: recorded; start_db's approval still waits.
+    const oneAnswered = {
+      ...asked,
+      parts: asked.parts.map((p) =>
+        p === stop
+          ? { ...p, state: "approval-responded", approval: { ...p.approval, approved: true } }
+          : p,
+      ),
+    };
+    const early = await fetch(served.api, {
+      method: "POST",
+      headers: { authorization: "Bearer token-alice", "content-type": "application/json" },
+      body: JSON.stringify({
+        id: "a-7",
+        trigger: "submit-message",
+        messageId: asked.id,
+        messages: [...chat.messages.slice(0, -1), oneAnswered],
+      }),
+    });
+    const text = await early.text();
+    // It ends on the approval still waiting: at once, or (when a worker already went on with
+    // the one answer) after stop_db's output, where the run halted again.
+    expect(text).toContain('{"type":"finish","finishReason":"tool-calls"}');
+    expect(text).not.toContain('"toolCallId":"c2","output"');
+    expect(await store.getRequest(stop!.approval!.id)).toMatchObject({
+      answer: { ok: true },
+      answeredBy: "alice",
+    });
+
+    // A worker goes on with the one answer (stop_db runs) and the run halts again on the other.
+    let suspensions = 0;
+    for await (const event of followRunEvents(store, served.runs[0]!)) {
+      if (event.type === "suspended" && ++suspensions === 2) break;
+    }
+    expect(ran).toEqual(["stop_db"]);
+
+    // A reload now: the replay goes past the first halt (the run went on from it), shows
+    // stop_db's output and ends on the approval still waiting.
+    const reloaded = makeChat({
+      api: served.api,
+      chatId: "a-7",
+      token: "token-alice",
+      messages: structuredClone(chat.messages),
+    });
+    await reloaded.resumeStream();
+    const replayed = visibleParts(lastAssistant(reloaded.messages));
+    expect(typesOf(replayed.filter((p) => p.type !== "data-toolnexus-run"))).toEqual([
+      "tool-stop_db:output-available",
+      "tool-start_db:approval-requested",
+    ]);
+    expect(reloaded.messages.filter((m) => m.role === "assistant")).toHaveLength(1);
+
+    // The first page answers both; it sends once the second is answered, and sees stop_db's
+    // output (which its stream had not shown) and the rest of the run.
+    await chat.addToolApprovalResponse({ id: stop!.approval!.id, approved: true });
+    expect(chat.status).toBe("ready");
+    const finished = chat.nextFinish();
+    await chat.addToolApprovalResponse({ id: start!.approval!.id, approved: true });
+    await finished;
+    expect(ran).toEqual(["stop_db", "start_db"]);
+    const expected = [
+      "tool-stop_db:output-available",
+      "tool-start_db:output-available",
+      "text:done",
+    ];
+    const parts = (chat: { messages: Parameters<typeof lastAssistant>[0] }) =>
+      typesOf(
+        visibleParts(lastAssistant(chat.messages)).filter((p) => p.type !== "data-toolnexus-run"),
+      );
+    expect(parts(chat)).toEqual(expected);
+    // The reloaded page follows the run again and ends with the same message.
+    await reloaded.resumeStream(); // the run ended meanwhile: 204, nothing changes…
+    expect(parts(reloaded)).toEqual([
+      "tool-stop_db:output-available",
+      "tool-start_db:approval-requested",
+    ]);
   });
 });

@@ -52,6 +52,8 @@ export function createUIMessageEncoder(runId: string): UIMessageEncoder {
   const announced = new Set<string>(); // tool calls whose input part exists
   let halted: string[] = []; // calls that halted since the last suspension, in call order
   const approvalOfCall = new Map<string, string>(); // callId -> approval request id
+  const callOfRequest = new Map<string, string>(); // request id -> the call that asked
+  const shown = new Set<string>(); // approval requests already on their tool part
   const declined = new Set<string>(); // calls whose approval was declined
   const questions = new Map<string, ToolnexusRequestData>(); // shown as data parts
 
@@ -165,23 +167,32 @@ export function createUIMessageEncoder(runId: string): UIMessageEncoder {
         .map(record)
         .filter((r): r is Record<string, unknown> => r !== undefined && typeof r.id === "string")
         .map((r) => r as unknown as RequestLike);
-      // The checkpoint lists its halted calls in call order, as the loop recorded their
-      // results: the n-th request is the n-th halted call's, when the counts agree.
-      const calls = halted.length === requests.length ? halted : [];
+      // A request asked again (its run went on with other answers and halted anew) keeps the
+      // call it was first shown with; the new ones are the calls that halted since the last
+      // suspension, in call order, as the checkpoint lists them (when the counts agree).
+      const fresh = requests.filter((r) => !callOfRequest.has(r.id) && !questions.has(r.id));
+      const zipped = new Map<string, string>();
+      if (fresh.length === halted.length) {
+        for (const [i, r] of fresh.entries()) zipped.set(r.id, halted[i]!);
+      }
       halted = [];
       approvals = [];
-      requests.forEach((request, i) => {
-        const callId = calls[i];
+      for (const request of requests) {
+        const callId = zipped.get(request.id) ?? callOfRequest.get(request.id);
+        if (callId !== undefined) callOfRequest.set(request.id, callId);
         if (request.kind === "approval" && callId !== undefined && announced.has(callId)) {
           approvalOfCall.set(callId, request.id);
           approvals.push(request.id);
+          if (shown.has(request.id)) continue; // already on the tool part
+          shown.add(request.id);
           out.push({ type: "tool-approval-request", approvalId: request.id, toolCallId: callId });
-          return;
+          continue;
         }
+        if (questions.has(request.id)) continue; // already shown, still waiting
         const question = questionOf(runId, request, callId);
         questions.set(request.id, question);
         out.push({ type: "data-toolnexus-request", id: request.id, data: question });
-      });
+      }
       out.push(runPart({ runId, state: "waiting" }));
     },
     answered: ({ data }, out) => {

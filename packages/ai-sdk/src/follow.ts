@@ -3,7 +3,7 @@
 // stream); only the chunks of events after `after` are sent. A stream ends with the run, or at
 // a suspension that shows a tool approval still waiting: `useChat` sends the person's response
 // in its next request, which streams on from there.
-import { followRunEvents, type RunStore } from "@toolnexus/core";
+import { followRunEvents, type RecordedRunEvent, type RunStore } from "@toolnexus/core";
 import type { UIMessageChunk } from "./chunks.js";
 import { createUIMessageEncoder } from "./encoder.js";
 
@@ -36,48 +36,71 @@ export async function* followRunAsUIMessages(
   });
   for await (const event of events) {
     const chunks = encoder.push(event);
-    if (event.offset <= after) continue;
+    if (event.offset < after) continue;
+    if (event.offset === after) {
+      // The stream after a person's response: when that suspension still has an approval
+      // nobody answered, the person must answer it first, so this stream ends at once.
+      if (await mustAnswerFirst(store, runId, event, encoder.approvals)) {
+        yield* encoder.finish("tool-calls");
+        return;
+      }
+      continue;
+    }
     yield* chunks;
     if (encoder.ended) return;
-    if (event.type === "suspended" && (await anyWaiting(store, encoder.approvals))) {
+    if (await mustAnswerFirst(store, runId, event, encoder.approvals)) {
       yield* encoder.finish("tool-calls");
       return;
     }
   }
 }
 
-async function anyWaiting(store: RunStore, requestIds: readonly string[]): Promise<boolean> {
-  for (const id of requestIds) {
-    if ((await store.getRequest(id))?.state === "waiting") return true;
+/**
+ * Whether the stream must end at `event` for the person to answer a tool approval: a
+ * suspension showing one still waiting, that the run has not gone on from (a worker may have
+ * continued it with other answers; it then halts again, later, on what is still waiting).
+ */
+async function mustAnswerFirst(
+  store: RunStore,
+  runId: string,
+  event: RecordedRunEvent,
+  approvals: readonly string[],
+): Promise<boolean> {
+  if (event.type !== "suspended") return false;
+  let waiting = false;
+  for (const id of approvals) {
+    if ((await store.getRequest(id))?.state === "waiting") waiting = true;
   }
-  return false;
+  if (!waiting) return false;
+  const later = (await store.readEvents?.(runId, event.offset)) ?? [];
+  return !later.some((e) => e.type === "continued");
 }
 
 /**
- * The offset of the latest `suspended` event of the run that asked `requestId`: a stream after
- * the person's response starts after it. `undefined` when the run never asked it.
+ * Where a stream after a person's responses starts: the earliest of the latest `suspended`
+ * events that asked each of `requestIds` (a request asked again, after its run went on with
+ * other answers, counts where it was asked last). `undefined` when the run asked none of them.
  */
 export async function suspensionOffset(
   store: RunStore,
   runId: string,
-  requestId: string,
+  requestIds: readonly string[],
 ): Promise<number | undefined> {
   if (typeof store.readEvents !== "function") return undefined;
-  let found: number | undefined;
+  const latest = new Map<string, number>();
   let after = 0;
   for (;;) {
     const page = await store.readEvents(runId, after);
     for (const event of page) {
       after = event.offset;
       const requests = event.data.requests;
-      if (
-        event.type === "suspended" &&
-        Array.isArray(requests) &&
-        requests.some((r) => (r as { id?: unknown } | null)?.id === requestId)
-      ) {
-        found = event.offset;
+      if (event.type !== "suspended" || !Array.isArray(requests)) continue;
+      for (const request of requests) {
+        const id = (request as { id?: unknown } | null)?.id;
+        if (typeof id === "string" && requestIds.includes(id)) latest.set(id, event.offset);
       }
     }
-    if (page.length === 0) return found;
+    if (page.length === 0) break;
   }
+  return latest.size === 0 ? undefined : Math.min(...latest.values());
 }

@@ -224,7 +224,11 @@ async function respond<C extends WebCaller>(
   }
   await authorizeRun(ctx.check, run!.runId, "follow");
   await options.chats.set(body.chatId, run!.runId);
-  const after = await suspensionOffset(options.store, run!.runId, responses[0]!.approvalId);
+  const after = await suspensionOffset(
+    options.store,
+    run!.runId,
+    responses.map((r) => r.approvalId),
+  );
   return stream(ctx, run!.runId, after ?? 0);
 }
 
