@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 // The headless form rendered as a page would (testing/render-form.ts), driven by keyboard and
 // pointer through user-event: kinds, defaults, required, enum, boolean, messages, aria wiring.
-import { cleanup, configure, render, screen, waitFor } from "@testing-library/react";
+import { act, cleanup, configure, render, screen, waitFor } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { createElement as h, type ReactNode } from "react";
 import { afterEach, describe, expect, it } from "vitest";
@@ -64,6 +64,16 @@ const messageOf = (element: HTMLElement) =>
     .split(" ")
     .map((id) => document.getElementById(id)?.textContent)
     .join(" | ");
+
+const SLOW_SCHEMA = {
+  type: "object",
+  properties: { q: { type: "string", title: "Q", default: "x" } },
+};
+
+/** A form whose submit takes as long as the test says. */
+function Slow(props: { onSubmit: (data: Record<string, unknown>) => Promise<void> }): ReactNode {
+  return renderForm(useSchemaForm(SLOW_SCHEMA, { onSubmit: props.onSubmit }));
+}
 
 describe("useSchemaForm", () => {
   it("renders each kind with its label, default and control", () => {
@@ -188,6 +198,30 @@ describe("useSchemaForm", () => {
         address: { city: "Oslo" },
       },
     ]);
+  });
+
+  it("a second submit while the first is pending sends nothing", async () => {
+    const calls: Record<string, unknown>[] = [];
+    let release = () => {};
+    const user = userEvent.setup();
+    render(
+      h(Slow, {
+        onSubmit: (data) => {
+          calls.push(data);
+          return new Promise<void>((resolve) => {
+            release = resolve;
+          });
+        },
+      }),
+    );
+    const button = screen.getByRole("button", { name: "Submit" });
+    await user.click(button);
+    expect((button as HTMLButtonElement).disabled).toBe(true);
+    // A keyboard Enter in the field still reaches submit: it must be ignored too.
+    await user.type(screen.getByLabelText("Q"), "{Enter}");
+    expect(calls).toHaveLength(1);
+    await act(async () => release());
+    expect((button as HTMLButtonElement).disabled).toBe(false);
   });
 
   it("Enter in a text field submits the form", async () => {

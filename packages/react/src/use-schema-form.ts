@@ -108,7 +108,10 @@ export interface SchemaFormState {
   formErrors: string[];
   /** For the form element: `onSubmit` and `noValidate` (the messages are this form's). */
   formProps: { onSubmit: (event?: FormEvent) => void; noValidate: true };
-  /** Checks every field; with no problem calls `onSubmit(data)`, else focuses the first bad field. */
+  /**
+   * Checks every field; with no problem calls `onSubmit(data)`, else focuses the first bad
+   * field. Ignored while a promise `onSubmit` returned is pending (no double answers).
+   */
   submit: (event?: FormEvent) => void;
   /** How many submits were tried. */
   submitCount: number;
@@ -171,6 +174,8 @@ export function useSchemaForm(
   const [server, setServer] = useState<FieldProblems>({});
   const [submitCount, setSubmitCount] = useState(0);
   const [submitting, setSubmitting] = useState(false);
+  // A second click while the first answer is on its way sends nothing.
+  const busy = useRef(false);
   const elements = useRef(new Map<string, HTMLElement>());
   const optionsRef = useRef(options);
   optionsRef.current = options;
@@ -233,6 +238,7 @@ export function useSchemaForm(
   const submit = useCallback(
     (event?: FormEvent) => {
       event?.preventDefault();
+      if (busy.current) return;
       setSubmitCount((n) => n + 1);
       const firstBad = specs.find((f) => (ownProblems[f.name]?.length ?? 0) > 0);
       if (firstBad !== undefined) {
@@ -241,11 +247,13 @@ export function useSchemaForm(
       }
       const result = optionsRef.current.onSubmit?.(dataOf(specs, raw));
       if (result instanceof Promise) {
+        busy.current = true;
         setSubmitting(true);
-        result.then(
-          () => setSubmitting(false),
-          () => setSubmitting(false),
-        );
+        const done = () => {
+          busy.current = false;
+          setSubmitting(false);
+        };
+        result.then(done, done);
       }
     },
     [specs, ownProblems, raw],
