@@ -67,4 +67,29 @@ describe("sseResponse", () => {
     expect(await readAll(failed)).toBe(": connected\n\ndata: a\n\n");
     expect(errors).toHaveLength(1);
   });
+
+  it("writes a heartbeat comment while the source has nothing to say", async () => {
+    let release: () => void = () => {};
+    async function* quiet() {
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      yield "data: late\n\n";
+    }
+    const response = sseResponse({
+      frames: quiet(),
+      signal: new AbortController().signal,
+      heartbeatMs: 5,
+      preamble: "",
+      onError: () => {},
+    });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let seen = "";
+    while (!seen.includes(": heartbeat\n\n")) seen += decoder.decode((await reader.read()).value);
+    release();
+    while (!seen.includes("data: late")) seen += decoder.decode((await reader.read()).value);
+    expect(seen.startsWith(": heartbeat\n\n")).toBe(true);
+    await reader.cancel();
+  });
 });
