@@ -81,11 +81,12 @@ export interface ToolnexusProgressData {
  * The data parts a toolnexus stream carries, for `UIMessage<Metadata, ToolnexusDataParts>` in
  * a typed `useChat`.
  */
-export interface ToolnexusDataParts {
+// A type, not an interface: `UIMessage` wants a record, which an interface is not.
+export type ToolnexusDataParts = {
   "toolnexus-request": ToolnexusRequestData;
   "toolnexus-run": ToolnexusRunData;
   "toolnexus-progress": ToolnexusProgressData;
-}
+};
 
 /** The header that tells `useChat` the body is a UI message stream. */
 export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = {

@@ -1,8 +1,11 @@
 import type { RecordedRunEvent, RunEventType } from "@toolnexus/core";
+import type { UIMessageChunk as Ai7Chunk } from "ai";
+import type { UIMessageChunk as Ai6Chunk } from "ai-v6";
 import { describe, expect, it } from "vitest";
 import {
   chunkFrame,
   DONE_FRAME,
+  type ToolnexusDataParts,
   UI_MESSAGE_STREAM_HEADERS,
   type UIMessageChunk,
 } from "./chunks.js";
@@ -160,6 +163,13 @@ describe("createUIMessageEncoder", () => {
       { type: "finish", finishReason: "other" },
     ]);
   });
+});
+
+it("writes chunks of the AI SDK's own chunk types, 7 and 6 (checked by tsc)", () => {
+  const ours: UIMessageChunk[] = encode(events([["done", {}]]));
+  const seven: Ai7Chunk<unknown, ToolnexusDataParts>[] = ours;
+  const six: Ai6Chunk<unknown, ToolnexusDataParts>[] = ours;
+  expect(seven).toBe(six);
 });
 
 describe.each(VERSIONS)("every chunk kind, read by $name", ({ mod }) => {
