@@ -26,6 +26,7 @@ import {
   chatRequestOf,
   textOf,
 } from "./chat-body.js";
+import { chatRunKey } from "./chat-runs.js";
 import { suspensionOffset } from "./follow.js";
 import {
   type ChatHandlerOptions,
@@ -174,7 +175,7 @@ async function startRun<C extends WebCaller>(
   if (typeof started?.runId !== "string" || started.runId === "") {
     throw new TypeError("start must return { runId: string }");
   }
-  await options.chats.set(body.chatId, started.runId);
+  await options.chats.set(chatRunKey(caller.id, body.chatId), started.runId);
   return stream(ctx, started.runId, 0, options.startTimeoutMs);
 }
 
@@ -223,7 +224,7 @@ async function respond<C extends WebCaller>(
     }
   }
   await authorizeRun(ctx.check, run!.runId, "follow");
-  await options.chats.set(body.chatId, run!.runId);
+  await options.chats.set(chatRunKey(caller.id, body.chatId), run!.runId);
   const after = await suspensionOffset(
     options.store,
     run!.runId,
@@ -237,7 +238,7 @@ async function resume<C extends WebCaller>(ctx: Context<C>, chatId: string): Pro
   const { options } = ctx;
   const nothing = () =>
     new Response(null, { status: 204, headers: { "cache-control": "no-store" } });
-  const runId = await options.chats.get(chatId);
+  const runId = await options.chats.get(chatRunKey(ctx.caller.id, chatId));
   if (runId === undefined) return nothing();
   let run: RunInfo;
   try {

@@ -11,7 +11,7 @@ export {
   textOf,
 } from "./chat-body.js";
 export type { ChatRuns } from "./chat-runs.js";
-export { DEFAULT_MAX_CHATS, memoryChatRuns } from "./chat-runs.js";
+export { chatRunKey, DEFAULT_MAX_CHATS, memoryChatRuns } from "./chat-runs.js";
 export type {
   FinishReason,
   ToolnexusDataParts,

@@ -158,3 +158,25 @@ describe("the chat handler refuses", () => {
     expect(await mine.text()).toContain('"type":"tool-approval-request"'); // it ends there
   });
 });
+
+describe("the chat index", () => {
+  it("keeps each caller's chats apart: a post under another person's chat id never redirects their resume", async () => {
+    const { served } = await setup();
+    const chat = VERSIONS[0].chat({ api: served.api, chatId: "a-7", token: "token-alice" });
+    await chat.sendMessage("roll back");
+    const alicesRun = served.runs[0]!;
+    // bob reuses alice's chat id (the browser picks it) for a run of his own
+    const body = { id: "a-7", trigger: "submit-message", messages: [userMessage("hi")] };
+    const bob = await post(served.api, body, { authorization: "Bearer token-bob" });
+    expect(bob.status).toBe(200);
+    await bob.text();
+    expect(served.runs).toHaveLength(2);
+    const mine = await fetch(`${served.api}/a-7/stream`, {
+      headers: { authorization: "Bearer token-alice" },
+    });
+    expect(mine.status).toBe(200);
+    const text = await mine.text();
+    expect(text).toContain(`"messageId":"${alicesRun}"`);
+    expect(text).toContain('"type":"tool-approval-request"');
+  });
+});
