@@ -4,7 +4,10 @@
 export { answerOf, checkAgainstSchema, schemaOf } from "./answer-body.js";
 export { errorResponse, internalResponse, jsonResponse } from "./errors.js";
 export { checkOrigin, idOf, readJson } from "./guard.js";
+export { allowedOriginsOf } from "./origins.js";
 export { recordAnswer } from "./record-answer.js";
+export type { OnError } from "./report.js";
+export { reportError } from "./report.js";
 export type { AccessCheck } from "./run-access.js";
 export {
   authorizeRequest,

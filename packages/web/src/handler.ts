@@ -1,24 +1,9 @@
 // The Fetch API handler: `Request` in, `Response` out, over any RunStore. Every route checks,
 // in this order, the route, a POST's origin, the caller (identify), the body, and then the run
 // with `allow`; a run the caller may not touch is the same 404 as a run that does not exist.
-import {
-  AnswerConflictError,
-  type RequestInfo,
-  type RequestState,
-  type RunInfo,
-  RunNotFoundError,
-  SuspensionNotFoundError,
-  WireFormatError,
-} from "@toolnexus/core";
-import { answerOf, checkAgainstSchema } from "./answer-body.js";
-import {
-  errorResponse,
-  internalResponse,
-  jsonResponse,
-  requestNotFound,
-  runNotFound,
-  WebError,
-} from "./errors.js";
+import { type RequestState, RunNotFoundError } from "@toolnexus/core";
+import { answerOf } from "./answer-body.js";
+import { errorResponse, internalResponse, jsonResponse, runNotFound, WebError } from "./errors.js";
 import { eventStreamResponse } from "./event-stream.js";
 import { checkOrigin, offsetOf, onlyParams, queryValue, readJson } from "./guard.js";
 import {
@@ -26,11 +11,19 @@ import {
   type ResolvedOptions,
   type RunAccess,
   resolveOptions,
-  type WebAction,
   type WebCaller,
   type WebHandlerOptions,
 } from "./options.js";
+import { recordAnswer } from "./record-answer.js";
+import { reportError } from "./report.js";
 import { matchRoute, type Route } from "./routes.js";
+import {
+  type AccessCheck,
+  authorizeRequest,
+  authorizeRun,
+  identifyCaller,
+  permits,
+} from "./run-access.js";
 import { requestView, runView } from "./views.js";
 
 /** A standard Fetch API handler: mount it in Hono, Next.js, Bun, Deno, or `toNodeListener`. */
@@ -43,7 +36,6 @@ const REQUEST_STATES: readonly RequestState[] = [
   "expired",
   "cancelled",
 ];
-const MAX_CALLER_ID_CHARS = 256;
 const MAX_REASON_CHARS = 1_000;
 
 /**
@@ -57,24 +49,9 @@ export function createWebHandler<C extends WebCaller>(options: WebHandlerOptions
       return await handle(resolved, request);
     } catch (error) {
       if (error instanceof WebError) return errorResponse(error);
-      return internal(resolved, request, error);
+      return internalResponse(reportError(resolved.onError, "@toolnexus/web", request, error));
     }
   };
-}
-
-function internal<C extends WebCaller>(
-  options: ResolvedOptions<C>,
-  request: Request,
-  error: unknown,
-): Response {
-  const errorId = `err_${globalThis.crypto.randomUUID().replace(/-/g, "")}`;
-  try {
-    if (options.onError) options.onError(error, { errorId, request });
-    else console.error(`@toolnexus/web: ${errorId}`, error);
-  } catch {
-    // A failing hook must not turn a 500 into a crash.
-  }
-  return internalResponse(errorId);
 }
 
 async function handle<C extends WebCaller>(
@@ -89,16 +66,14 @@ async function handle<C extends WebCaller>(
     options.start !== undefined,
   );
   if (request.method === "POST") checkOrigin(request, url, options.allowedOrigins);
-  const caller = await options.identify(request);
-  if (caller === undefined || caller === null) {
-    throw new WebError(401, "unauthenticated", "sign in first: this server does not know you");
-  }
-  if (typeof caller.id !== "string" || caller.id === "" || caller.id.length > MAX_CALLER_ID_CHARS) {
-    throw new TypeError(
-      `identify returned a caller whose id is not a string of 1 to ${MAX_CALLER_ID_CHARS} characters`,
-    );
-  }
-  const ctx: Context<C> = { options, request, url, caller };
+  const caller = await identifyCaller(options.identify, request);
+  const ctx: Context<C> = {
+    options,
+    request,
+    url,
+    caller,
+    check: { store: options.store, caller, allow: options.allow },
+  };
   return dispatch(ctx, route);
 }
 
@@ -107,6 +82,7 @@ interface Context<C extends WebCaller> {
   request: Request;
   url: URL;
   caller: C;
+  check: AccessCheck<C>;
 }
 
 function dispatch<C extends WebCaller>(ctx: Context<C>, route: Route): Promise<Response> {
@@ -126,48 +102,6 @@ function dispatch<C extends WebCaller>(ctx: Context<C>, route: Route): Promise<R
     case "start":
       return start(ctx);
   }
-}
-
-/** Only a literal `true` from `allow` lets a caller in; no `allow` lets no one in. */
-async function permits<C extends WebCaller>(ctx: Context<C>, access: RunAccess): Promise<boolean> {
-  const { allow } = ctx.options;
-  return allow !== undefined && (await allow(ctx.caller, access)) === true;
-}
-
-function accessTo(action: WebAction, run: RunInfo, info?: RequestInfo): RunAccess {
-  const access: RunAccess = { action, runId: run.runId };
-  if (run.sessionId !== undefined) access.sessionId = run.sessionId;
-  if (run.agent !== undefined) access.agent = run.agent;
-  if (info !== undefined) {
-    access.requestId = info.request.id;
-    access.kind = info.request.kind;
-  }
-  return access;
-}
-
-/** The run, when it exists and the caller may do `action` on it; else the one 404. */
-async function runFor<C extends WebCaller>(
-  ctx: Context<C>,
-  runId: string,
-  action: WebAction,
-): Promise<RunInfo> {
-  const run = await ctx.options.store.getRun(runId);
-  if (run === undefined || !(await permits(ctx, accessTo(action, run)))) throw runNotFound();
-  return run;
-}
-
-/** The request and its run, when the caller may do `action` on that run; else the one 404. */
-async function requestFor<C extends WebCaller>(
-  ctx: Context<C>,
-  requestId: string,
-  action: WebAction,
-): Promise<{ info: RequestInfo; run: RunInfo }> {
-  const { store } = ctx.options;
-  const info = await store.getRequest(requestId);
-  const run = info === undefined ? undefined : await store.getRun(info.runId);
-  if (info === undefined || run === undefined) throw requestNotFound();
-  if (!(await permits(ctx, accessTo(action, run, info)))) throw requestNotFound();
-  return { info, run };
 }
 
 async function listRequests<C extends WebCaller>(ctx: Context<C>): Promise<Response> {
@@ -208,7 +142,7 @@ async function listRequests<C extends WebCaller>(ctx: Context<C>): Promise<Respo
     };
     if (summary.sessionId !== undefined) access.sessionId = summary.sessionId;
     if (summary.agent !== undefined) access.agent = summary.agent;
-    if (!(await permits(ctx, access))) continue;
+    if (!(await permits(ctx.check, access))) continue;
     if (requests.length === limit) {
       more = true;
       break;
@@ -219,7 +153,7 @@ async function listRequests<C extends WebCaller>(ctx: Context<C>): Promise<Respo
 }
 
 async function getRequest<C extends WebCaller>(ctx: Context<C>, id: string): Promise<Response> {
-  const { info, run } = await requestFor(ctx, id, "read");
+  const { info, run } = await authorizeRequest(ctx.check, id, "read");
   return jsonResponse(200, requestView(info, run));
 }
 
@@ -227,38 +161,18 @@ async function answer<C extends WebCaller>(ctx: Context<C>, id: string): Promise
   const { options, request, caller } = ctx;
   // The body is checked before the lookup: a malformed one is refused the same for everyone.
   const reply = answerOf(id, await readJson(request, options.maxBodyBytes));
-  const { info } = await requestFor(ctx, id, "answer");
-  checkAgainstSchema(info.request, reply);
-  try {
-    const receipt = await options.store.answer(reply, { by: caller.id });
-    return jsonResponse(200, {
-      requestId: receipt.requestId,
-      runId: receipt.runId,
-      duplicate: receipt.duplicate,
-      state: receipt.state,
-    });
-  } catch (error) {
-    if (error instanceof SuspensionNotFoundError) throw requestNotFound();
-    if (error instanceof AnswerConflictError) {
-      const message =
-        error.reason === "answered"
-          ? "this request already has a different answer; an answer cannot be changed"
-          : error.reason === "expired"
-            ? "this request expired; its run went on as if it were declined"
-            : "this request's run was cancelled; nothing waits for the answer";
-      throw new WebError(409, "answer_conflict", message, { reason: error.reason });
-    }
-    if (error instanceof WireFormatError) {
-      throw new WebError(400, "bad_request", "the answer is malformed", {
-        issues: [...error.issues],
-      });
-    }
-    throw error;
-  }
+  const { info } = await authorizeRequest(ctx.check, id, "answer");
+  const receipt = await recordAnswer(options.store, info.request, reply, caller.id);
+  return jsonResponse(200, {
+    requestId: receipt.requestId,
+    runId: receipt.runId,
+    duplicate: receipt.duplicate,
+    state: receipt.state,
+  });
 }
 
 async function getRun<C extends WebCaller>(ctx: Context<C>, id: string): Promise<Response> {
-  return jsonResponse(200, runView(await runFor(ctx, id, "read")));
+  return jsonResponse(200, runView(await authorizeRun(ctx.check, id, "read")));
 }
 
 async function events<C extends WebCaller>(ctx: Context<C>, id: string): Promise<Response> {
@@ -274,7 +188,7 @@ async function events<C extends WebCaller>(ctx: Context<C>, id: string): Promise
   if (typeof options.store.readEvents !== "function") {
     throw new WebError(501, "not_implemented", "this server's store does not record run events");
   }
-  await runFor(ctx, id, "follow");
+  await authorizeRun(ctx.check, id, "follow");
   return eventStreamResponse({
     store: options.store,
     runId: id,
@@ -282,7 +196,7 @@ async function events<C extends WebCaller>(ctx: Context<C>, id: string): Promise
     heartbeatMs: options.heartbeatMs,
     ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     signal: request.signal,
-    onError: (error) => internal(options, request, error),
+    onError: (error) => reportError(options.onError, "@toolnexus/web", request, error),
   });
 }
 
@@ -306,7 +220,7 @@ async function cancel<C extends WebCaller>(ctx: Context<C>, id: string): Promise
   if (typeof store.cancel !== "function") {
     throw new WebError(501, "not_implemented", "this server's store cannot cancel runs");
   }
-  await runFor(ctx, id, "cancel");
+  await authorizeRun(ctx.check, id, "cancel");
   const reason = (body as { reason?: string }).reason;
   try {
     const receipt = await store.cancel(id, {

@@ -1,4 +1,5 @@
 import type { RunStore } from "@toolnexus/core";
+import { allowedOriginsOf } from "./origins.js";
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -135,21 +136,7 @@ export function resolveOptions<C extends WebCaller>(
   if (basePath !== "" && !/^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]*$/.test(basePath)) {
     throw new TypeError('createWebHandler: basePath must be a path such as "/api/toolnexus"');
   }
-  const origins = new Set<string>();
-  for (const origin of options.allowedOrigins ?? []) {
-    let parsed: URL;
-    try {
-      parsed = new URL(origin);
-    } catch {
-      throw new TypeError(`createWebHandler: allowedOrigins has "${origin}", not a URL origin`);
-    }
-    if (parsed.origin === "null" || parsed.origin !== origin.replace(/\/$/, "")) {
-      throw new TypeError(
-        `createWebHandler: allowedOrigins has "${origin}"; give scheme://host[:port] only`,
-      );
-    }
-    origins.add(parsed.origin);
-  }
+  const origins = allowedOriginsOf(options.allowedOrigins, "createWebHandler");
   if (
     options.pollMs !== undefined &&
     (typeof options.pollMs !== "number" || !Number.isFinite(options.pollMs) || options.pollMs <= 0)
