@@ -127,7 +127,9 @@ export function create() {
     return answer(FINAL.s5);
   });
   // The in-memory run store keeps JSON text, like a durable store, and has its semantics
-  // (answers recorded, a lease per continuation, the journal, the stored result).
+  // (answers recorded, a lease per continuation, the journal, the stored result). The halting
+  // client lives as long as the bench; the resume happens in a fresh store and a fresh client
+  // that share nothing with it but the checkpoint's JSON text, as another process would.
   const store = memoryRunStore({ keepFinished: 100 });
   const c5 = createClient({ model: m5, tools: [approvedAdd], runs: store });
 
@@ -163,13 +165,17 @@ export function create() {
       const before = ran.n;
       const halted = await c5.run(PROMPT);
       expectEqual("toolnexus s5 status", halted.status, "pending");
-      const bytes = Buffer.byteLength(JSON.stringify(store.getRun(halted.runId).checkpoint));
-      // A fresh client, sharing only the store, resumes with the human's answer.
-      const fresh = createClient({ model: m5, tools: [approvedAdd], runs: store });
+      const json = JSON.stringify(store.getRun(halted.runId).checkpoint);
+      // The run leaves this store (as LangGraph's thread is deleted after its resume).
+      store.cancel(halted.runId);
+      // Another process: a fresh store loaded from the JSON text, a fresh client on it.
+      const loaded = memoryRunStore();
+      loaded.halt(JSON.parse(json));
+      const fresh = createClient({ model: m5, tools: [approvedAdd], runs: loaded });
       const done = await fresh.resume({ id: halted.pending.id, ok: true });
       expectEqual("toolnexus s5 text", done.text, FINAL.s5);
       expectEqual("toolnexus s5 tool runs", ran.n - before, 1);
-      return bytes;
+      return Buffer.byteLength(json);
     },
   };
 }

@@ -274,29 +274,42 @@ describe("client.cancel", () => {
     expect((slow.reasons[0] as Error).message).toContain("by ops");
   }, 60_000);
 
-  it("a run cancelled between two lease renewals that then halts ends cancelled, asking nobody", async () => {
-    const store = memoryRunStore();
-    let client: ReturnType<typeof createClient> | undefined;
-    // The tool cancels its own run, then asks a question: the run halts before any renewal.
-    const ask = nativeTool({
-      name: "ask",
-      description: "Cancels its run, then asks",
-      ctx: true,
-      run: async (_args, ctx) => {
-        if (ctx.answer !== undefined) return "answered";
-        await client!.cancel(ctx.runId!, { by: "ops", reason: "late" });
-        return pending({ kind: "input", prompt: "Still there?" });
-      },
-    });
-    const model = scriptedModel([
-      { toolCalls: [{ id: "call_1", name: "ask", arguments: {} }] },
-      { content: "done" },
-    ]);
-    client = createClient({ model, tools: [ask], runs: store });
-    const thrown = await client.run("go", { durable: true, runId: "run_h" }).catch((e) => e);
-    expect(thrown).toBeInstanceOf(RunCancelledError);
-    expect((thrown as RunCancelledError).cancel).toMatchObject({ by: "ops", reason: "late" });
-    expect(await store.getRun("run_h")).toMatchObject({ state: "cancelled" });
-    expect(store.list({ state: "waiting" })).toEqual([]);
-  });
+  // A store of the current contract says in its halt receipt that the cancel ended the run; one
+  // of the earlier contract answers "waiting", and the client reads the run to learn it.
+  it.each([
+    ["says so in its halt receipt", false],
+    ["answers only a state (the earlier contract)", true],
+  ])(
+    "a run cancelled between two lease renewals that then halts ends cancelled, asking nobody: the store %s",
+    async (_, earlier) => {
+      const store = memoryRunStore();
+      const runs = earlier
+        ? Object.assign(Object.create(store) as typeof store, {
+            halt: (...args: Parameters<typeof store.halt>) => store.halt(...args).state as never,
+          })
+        : store;
+      let client: ReturnType<typeof createClient> | undefined;
+      // The tool cancels its own run, then asks a question: the run halts before any renewal.
+      const ask = nativeTool({
+        name: "ask",
+        description: "Cancels its run, then asks",
+        ctx: true,
+        run: async (_args, ctx) => {
+          if (ctx.answer !== undefined) return "answered";
+          await client!.cancel(ctx.runId!, { by: "ops", reason: "late" });
+          return pending({ kind: "input", prompt: "Still there?" });
+        },
+      });
+      const model = scriptedModel([
+        { toolCalls: [{ id: "call_1", name: "ask", arguments: {} }] },
+        { content: "done" },
+      ]);
+      client = createClient({ model, tools: [ask], runs });
+      const thrown = await client.run("go", { durable: true, runId: "run_h" }).catch((e) => e);
+      expect(thrown).toBeInstanceOf(RunCancelledError);
+      expect((thrown as RunCancelledError).cancel).toMatchObject({ by: "ops", reason: "late" });
+      expect(await store.getRun("run_h")).toMatchObject({ state: "cancelled" });
+      expect(store.list({ state: "waiting" })).toEqual([]);
+    },
+  );
 });

@@ -73,6 +73,45 @@ describe("a stored checkpoint that no longer lists the answered request", () => 
     expect(executions).toHaveLength(1);
   });
 
+  // resume reads the run before its claim and reuses that read after it only when the claimed
+  // checkpoint is of the same halt: here the damage lands between the read and the claim.
+  it("resume refuses it when the damage lands between its read and its claim", async () => {
+    const store = memoryRunStore();
+    const executions: ToolContext[] = [];
+    const client = createClient({
+      model: scriptedModel(turns()),
+      tools: [deployTool(executions)],
+      runs: store,
+    });
+    const halted = await client.run("ship");
+    if (halted.status !== "pending") throw new Error("expected a halt");
+    const answer = { id: halted.pending.id, ok: true, data: { env: "prod" } };
+    let damaged = false;
+    const racing: RunStore = Object.assign(Object.create(store) as RunStore, {
+      claim: async (options: Parameters<RunStore["claim"]>[0]) => {
+        if (!damaged && options.owner !== "editor") {
+          damaged = true;
+          const claimed = store.claim({ owner: "editor", leaseMs: 60_000, runId: halted.runId })!;
+          store.step(claimed.lease, { ...claimed.checkpoint, pending: [] });
+          store.release(claimed.lease);
+        }
+        return store.claim(options);
+      },
+    });
+    const resumer = createClient({
+      model: scriptedModel(turns().slice(1)),
+      tools: [deployTool(executions)],
+      runs: racing,
+    });
+    const thrown = await resumer.resume(answer).catch((e: unknown) => e);
+    expect(damaged).toBe(true);
+    expect(thrown).toBeInstanceOf(CheckpointError);
+    expect((thrown as Error).message).toContain("no longer lists the request");
+    const after = await store.getRun(halted.runId);
+    expect(after?.requests.find((r) => r.request.id === halted.pending.id)?.state).toBe("answered");
+    expect(executions).toHaveLength(1);
+  });
+
   it("a worker refuses it too, recording why, and never marks the answer applied", async () => {
     const store = memoryRunStore();
     const executions: ToolContext[] = [];

@@ -4,6 +4,7 @@ import {
   type Answer,
   type AnswerConflictError,
   type AnswerReceipt,
+  type Checkpoint,
   type ClaimedRun,
   copyWireData,
   parseAnswer,
@@ -92,6 +93,7 @@ export async function continueClaimed(
   signal: AbortSignal | undefined,
   sink: ((event: RunEvent) => void) | undefined,
   follow: boolean,
+  read?: RunInfo,
 ): Promise<RunResult> {
   const { checkpoint } = claimed;
   if ((checkpoint.agent ?? null) !== (config.agent ?? null)) {
@@ -102,8 +104,13 @@ export async function continueClaimed(
       `run ${checkpoint.runId} belongs to agent ${JSON.stringify(checkpoint.agent ?? null)}, not to this client's ${JSON.stringify(config.agent ?? null)}; continue it with that agent's client`,
     );
   }
-  // Answers the checkpoint no longer lists are not in `claimed.answers`: ask the store.
-  const requests = (await config.runs.getRun(checkpoint.runId))?.requests ?? [];
+  // Answers the checkpoint no longer lists are not in `claimed.answers`: ask the store, unless
+  // the read made just before the claim saw this same halt (its requests are then the same ones,
+  // only answered since).
+  const requests =
+    read !== undefined && sameHalt(read.checkpoint, checkpoint)
+      ? read.requests
+      : ((await config.runs.getRun(checkpoint.runId))?.requests ?? []);
   try {
     checkClaimed(config, claimed, requests);
   } catch (thrown) {
@@ -144,6 +151,20 @@ export async function continueClaimed(
   );
   if (follow && run.readyAfterHalt) return settleRun(config, run.runId, signal, sink);
   return result;
+}
+
+/**
+ * Whether two copies of a run's checkpoint are of the same halt: a run that moved on has a
+ * longer transcript or other pending requests.
+ */
+function sameHalt(before: Checkpoint | undefined, now: Checkpoint): boolean {
+  if (before === undefined || before.turns !== now.turns) return false;
+  if (before.messages.length !== now.messages.length) return false;
+  if (before.pending.length !== now.pending.length) return false;
+  for (let i = 0; i < now.pending.length; i++) {
+    if (before.pending[i]!.request.id !== now.pending[i]!.request.id) return false;
+  }
+  return true;
 }
 
 function sleep(
@@ -210,11 +231,16 @@ export async function settleRun(
     checkBeforeClaim(config, stored.checkpoint, stored.requests);
   }
   let pause = 10;
+  // The read the claim follows, while nothing else was read after it.
+  let read = stored;
   for (;;) {
     if (signal?.aborted) throw new RunCancelledError([], runId, signal.reason);
     const claimed = await store.claim({ owner: config.owner, leaseMs: config.leaseMs, runId });
-    if (claimed !== undefined) return continueClaimed(config, claimed, signal, sink, true);
+    if (claimed !== undefined) {
+      return continueClaimed(config, claimed, signal, sink, true, read);
+    }
     const info = await store.getRun(runId);
+    read = undefined;
     if (info === undefined) throw new RunNotFoundError(runId);
     if (info.state === "done" && info.result !== undefined) return info.result;
     if (info.state === "cancelled") {

@@ -145,11 +145,17 @@ export class Journal {
 
   async halt(checkpoint: Checkpoint): Promise<"waiting" | "ready"> {
     await this.appendEvents();
-    const state = await this.write("save the halt", () => this.store.halt(checkpoint, this.lease));
+    const said = await this.write("save the halt", () => this.store.halt(checkpoint, this.lease));
     this.givenUp = true;
     this.stop();
+    if (typeof said === "object" && said !== null) {
+      // The store says whether a cancel asked while the run worked ended it instead.
+      if (said.state === "cancelled") this.cancel ??= said.cancel;
+      return said.state === "ready" ? "ready" : "waiting";
+    }
     if (typeof this.store.cancel === "function" && this.cancel === undefined) {
-      // Cancelled after the last renewal: the store ended the run instead of halting it.
+      // A store of the earlier contract says only "waiting" or "ready": read the run to learn
+      // whether a cancel after the last renewal ended it instead.
       try {
         const info = await this.store.getRun(this.lease.runId);
         if (info?.state === "cancelled") this.cancel = info.cancel ?? { at: info.updatedAt };
@@ -157,7 +163,7 @@ export class Journal {
         // The halt is saved; a failed read only leaves the cancel to the next reader.
       }
     }
-    return state;
+    return said === "ready" ? "ready" : "waiting";
   }
 
   async finish(outcome: RunOutcome): Promise<void> {

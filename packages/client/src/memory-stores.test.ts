@@ -24,7 +24,7 @@ function finish(store: MemoryRunStore, runId: string, state: "done" | "failed" =
 describe("memoryRunStore", () => {
   it("is synchronous: every method returns its value, not a promise", () => {
     const store = memoryRunStore();
-    expect(store.halt(sampleCheckpoint({ pending: ["r1"] }))).toBe("waiting");
+    expect(store.halt(sampleCheckpoint({ pending: ["r1"] }))).toEqual({ state: "waiting" });
     expect(store.answer({ id: "r1", ok: true })).toMatchObject({ state: "ready" });
     const claimed = store.claim({ owner: "w1", leaseMs: 60_000 });
     expect(claimed?.answers).toEqual([{ id: "r1", ok: true }]);

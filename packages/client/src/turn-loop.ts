@@ -88,13 +88,16 @@ export async function settleTurn(
 /** Save a checkpoint, then report the halt. */
 export async function halt(run: Run, calls: PendingCall[]): Promise<RunResult> {
   const checkpoint = run.checkpoint(calls);
-  const state =
+  const said =
     run.journal !== undefined
       ? await run.journal.halt(checkpoint)
       : await storeWrite(run, "save the checkpoint of", () => run.config.runs.halt(checkpoint));
   // Cancelled while it worked: nobody is asked anything.
   if (run.journal?.cancel !== undefined) throw run.cancelled();
-  if (state === "ready") run.readyAfterHalt = true;
+  // A new run (no lease) is never cancelled; a store of the earlier contract answers a string.
+  if (said === "ready" || (typeof said === "object" && said?.state === "ready")) {
+    run.readyAfterHalt = true;
+  }
   const pendings = calls.map((call) => call.request);
   const first = pendings[0]!;
   const result: RunResult = withBase(

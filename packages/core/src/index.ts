@@ -104,6 +104,7 @@ export type {
   ClaimedRun,
   ClaimOptions,
   ConversationStore,
+  HaltReceipt,
   Lease,
   PruneOptions,
   RequestInfo,

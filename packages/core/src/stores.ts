@@ -55,6 +55,15 @@ export interface CancelRequest {
  * running: the worker holding it stops it at its next lease renewal), `already_cancelled` or
  * `finished` (it had ended `cancelled`, or `done`: nothing changed).
  */
+/**
+ * What {@link RunStore.halt} did: the run waits for answers (or is `ready`: an answer was
+ * recorded while it ran), or a cancel asked while it ran ended it, with who asked and why (the
+ * run's `cancel`). A halt without a lease creates the run, which nobody can have cancelled yet.
+ */
+export type HaltReceipt =
+  | { state: "waiting" | "ready" }
+  | { state: "cancelled"; cancel: CancelInfo };
+
 export interface CancelReceipt {
   runId: string;
   outcome: "cancelled" | "requested" | "already_cancelled" | "finished";
@@ -242,8 +251,16 @@ export interface RunStore {
    * `waiting`, or `ready` when one of its pending requests already has an answer recorded (an
    * answer that arrived while the run was running). Each pending request is indexed by its id;
    * requests answered by this step are marked `applied`. Clears the journal.
+   *
+   * Returns a {@link HaltReceipt}: the run's state after the halt, or `cancelled` with who asked
+   * when a cancel asked while it ran (under `lease`) ended it instead. A store written for an
+   * earlier contract returns `"waiting"`/`"ready"` (or nothing): the client then reads the run
+   * to learn of a cancel.
    */
-  halt(checkpoint: Checkpoint, lease?: Lease): Awaitable<"waiting" | "ready">;
+  halt(
+    checkpoint: Checkpoint,
+    lease?: Lease,
+  ): Awaitable<HaltReceipt | "waiting" | "ready" | undefined>;
   /** Creates a run that is durable from its first step, `running` under a new lease for `owner`. */
   start(checkpoint: Checkpoint, owner: string, leaseMs: number): Awaitable<Lease>;
   /** Replaces the run's checkpoint at a step and clears its journal. Refuses a lost lease. */

@@ -45,7 +45,7 @@ describe("halt without a lease", () => {
     const r1 = request();
     const r2 = request({ kind: "approval", prompt: "Deploy?" });
     const ckp = checkpoint([r1, r2], { sessionId: "s1", agent: "ops" });
-    expect(store.halt(ckp)).toBe("waiting");
+    expect(store.halt(ckp)).toEqual({ state: "waiting" });
     const info = store.getRun(ckp.runId)!;
     expect(info).toMatchObject({
       runId: ckp.runId,
@@ -222,7 +222,7 @@ describe("halt with a lease", () => {
     store.journal(lease, journalEntry("c1"));
     const r = request();
     const ckp = checkpoint([r], { runId });
-    expect(store.halt(ckp, lease)).toBe("waiting");
+    expect(store.halt(ckp, lease)).toEqual({ state: "waiting" });
     const info = store.getRun(runId)!;
     expect(info).toMatchObject({ state: "waiting", checkpoint: ckp });
     expect(info.owner).toBeUndefined();
@@ -256,7 +256,7 @@ describe("halt with a lease", () => {
     store.journal(claimed.lease, journalEntry(`call_${r1.id}`, r1.id));
     // w1 halts again on r2 (still pending in its view): it is already answered.
     const second = checkpoint([r2], { runId: first.runId });
-    expect(store.halt(second, claimed.lease)).toBe("ready");
+    expect(store.halt(second, claimed.lease)).toEqual({ state: "ready" });
     const info = store.getRun(first.runId)!;
     expect(info.state).toBe("ready");
     expect(info.requests.map((r) => [r.request.id, r.state])).toEqual([[r2.id, "answered"]]);
@@ -273,7 +273,9 @@ describe("halt with a lease", () => {
     store.answer({ id: r1.id, ok: true });
     const claimed = store.claim({ owner: "w1", leaseMs: 60_000 })!;
     // The step that applied r1 was not journaled with `answered`: the halt still resolves it.
-    expect(store.halt(checkpoint([r2], { runId: ckp.runId }), claimed.lease)).toBe("waiting");
+    expect(store.halt(checkpoint([r2], { runId: ckp.runId }), claimed.lease)).toEqual({
+      state: "waiting",
+    });
     expect(store.getRequest(r1.id)).toMatchObject({ state: "applied", answer: { id: r1.id } });
     expect(store.getRequest(r2.id)?.state).toBe("waiting");
     expect(store.getRun(ckp.runId)?.requests.map((r) => r.request.id)).toEqual([r2.id]);

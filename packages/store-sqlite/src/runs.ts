@@ -7,6 +7,7 @@ import {
   checkActor,
   checkCancelReason,
   checkLoopEvents,
+  type HaltReceipt,
   type JournalEntry,
   type Lease,
   LeaseLostError,
@@ -33,7 +34,7 @@ import {
 
 /** The writes of a run's life: the ones a worker makes under its lease, and pruning. */
 export interface RunOps {
-  halt(checkpoint: Checkpoint, lease?: Lease): "waiting" | "ready";
+  halt(checkpoint: Checkpoint, lease?: Lease): HaltReceipt;
   start(checkpoint: Checkpoint, owner: string, leaseMs: number): Lease;
   step(lease: Lease, checkpoint: Checkpoint): void;
   journal(lease: Lease, entry: JournalEntry): void;
@@ -265,7 +266,7 @@ export function runOps(db: Db, events: EventOps, cancels: CancelOps): RunOps {
   };
 
   const haltTx = db.transaction(
-    (checkpoint: Checkpoint, json: string, lease: Lease | undefined): "waiting" | "ready" => {
+    (checkpoint: Checkpoint, json: string, lease: Lease | undefined): HaltReceipt => {
       const now = Date.now();
       const { runId } = checkpoint;
       const sessionId = checkpoint.sessionId ?? null;
@@ -324,8 +325,11 @@ export function runOps(db: Db, events: EventOps, cancels: CancelOps): RunOps {
       });
       events.record(runId, recorded);
       // Asked to stop while it ran: it stops here, its requests never to be answered.
-      if (asked !== undefined) cancels.endCancelled(runId, asked);
-      return state;
+      if (asked !== undefined) {
+        cancels.endCancelled(runId, asked);
+        return { state: "cancelled", cancel: asked };
+      }
+      return { state };
     },
   );
 

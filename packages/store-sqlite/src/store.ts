@@ -8,6 +8,7 @@ import type {
   ClaimedRun,
   ClaimOptions,
   ConversationStore,
+  HaltReceipt,
   JournalEntry,
   Lease,
   Message,
@@ -91,7 +92,7 @@ export interface SqliteStore extends RunStore, ConversationStore {
    * `CheckpointError`, nothing stored). Without a lease the run must be new (a `ToolnexusError`
    * with code `"run_exists"` otherwise); with one, the lease is checked, then released.
    */
-  halt(checkpoint: Checkpoint, lease?: Lease): "waiting" | "ready";
+  halt(checkpoint: Checkpoint, lease?: Lease): HaltReceipt;
   /** Creates a run `running` under a new lease (token 1); `"run_exists"` if the id is taken. */
   start(checkpoint: Checkpoint, owner: string, leaseMs: number): Lease;
   /** Replaces the checkpoint, clears the journal and the failure count. `LeaseLostError` if lost. */

@@ -9,6 +9,7 @@ import type {
   Checkpoint,
   ClaimedRun,
   ClaimOptions,
+  HaltReceipt,
   JournalEntry,
   Lease,
   PruneOptions,
@@ -25,7 +26,7 @@ import type {
 
 /** The in-memory {@link RunStore}: every method is synchronous. */
 export interface MemoryRunStore extends RunStore {
-  halt(checkpoint: Checkpoint, lease?: Lease): "waiting" | "ready";
+  halt(checkpoint: Checkpoint, lease?: Lease): HaltReceipt;
   start(checkpoint: Checkpoint, owner: string, leaseMs: number): Lease;
   step(lease: Lease, checkpoint: Checkpoint): void;
   journal(lease: Lease, entry: JournalEntry): void;

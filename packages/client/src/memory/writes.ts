@@ -3,6 +3,7 @@ import {
   type CancelInfo,
   type Checkpoint,
   CheckpointError,
+  type HaltReceipt,
   type Lease,
   MAX_EVENT_DATA_CHARS,
   type RunErrorInfo,
@@ -48,6 +49,10 @@ function suspendedData(checkpoint: Checkpoint): Record<string, unknown> {
     truncated: true,
   };
 }
+
+// The receipts of a halt that did not end in a cancel: frozen, so every halt can share them.
+const WAITING: HaltReceipt = Object.freeze({ state: "waiting" });
+const READY: HaltReceipt = Object.freeze({ state: "ready" });
 
 export function writeOps(
   state: MemoryState,
@@ -139,10 +144,13 @@ export function writeOps(
       const cancel = askedCancel(run);
       if (cancel !== undefined) {
         endCancelled(state, retention, run, cancel, now);
-        return "waiting";
+        return { state: "cancelled", cancel };
       }
-      if (ready) notify();
-      return run.state as "waiting" | "ready";
+      if (ready) {
+        notify();
+        return READY;
+      }
+      return WAITING;
     },
 
     start(checkpoint, owner, leaseMs) {

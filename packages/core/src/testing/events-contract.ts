@@ -39,7 +39,7 @@ export function eventsContract(current: () => RunStore): void {
   };
   const halt = async (options: SampleCheckpointOptions) => {
     const checkpoint = kit.sampleCheckpoint(options);
-    expect(await store().halt(checkpoint)).toBe("waiting");
+    expect(await store().halt(checkpoint)).toEqual({ state: "waiting" });
     return checkpoint;
   };
   const stateOf = async (runId: string) => (await store().getRun(runId))?.state;
@@ -268,6 +268,21 @@ export function eventsContract(current: () => RunStore): void {
     });
     expect(await types("run_1")).toEqual(["started", "cancel_requested", "cancelled"]);
     expect((await store().cancel!("run_1")).outcome).toBe("already_cancelled");
+  });
+
+  it("a halt after a cancel was asked ends the run cancelled, and says so with who asked", async () => {
+    const lease = await store().start(kit.sampleCheckpoint({ runId: "run_1" }), "w1", LONG_MS);
+    await store().cancel!("run_1", { by: "ops", reason: "runaway" });
+    const receipt = await store().halt(
+      kit.sampleCheckpoint({ runId: "run_1", pending: ["r1"] }),
+      lease,
+    );
+    expect(receipt).toMatchObject({ state: "cancelled", cancel: { by: "ops", reason: "runaway" } });
+    const run = await store().getRun("run_1");
+    expect(run?.state).toBe("cancelled");
+    // The receipt carries the run's own cancel: the client needs no read to learn of it.
+    expect((receipt as { cancel: unknown }).cancel).toEqual(run?.cancel);
+    expect((await store().getRequest("r1"))?.state).toBe("cancelled");
   });
 
   it("a worker that gives a run back after a cancel was asked ends it cancelled", async () => {

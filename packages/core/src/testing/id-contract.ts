@@ -99,7 +99,7 @@ export function idContract(current: () => RunStore): void {
         agent: `a ${id}`,
         pending: [`q ${id}`],
       });
-      expect(await store.halt(checkpoint), `halt #${i}`).toBe("waiting");
+      expect(await store.halt(checkpoint), `halt #${i}`).toEqual({ state: "waiting" });
     }
     for (const id of EXACT) {
       const info = await store.getRun(id);

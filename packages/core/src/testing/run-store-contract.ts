@@ -80,7 +80,7 @@ export function runStoreContract(name: string, open: () => Awaitable<OpenedStore
     /** Halts a new run waiting for `pending`. */
     const halt = async (options: SampleCheckpointOptions) => {
       const checkpoint = sampleCheckpoint(options);
-      expect(await store.halt(checkpoint)).toBe("waiting");
+      expect(await store.halt(checkpoint)).toEqual({ state: "waiting" });
       return checkpoint;
     };
     /** Claims `runId` by id; the run must be claimable. */
@@ -182,7 +182,7 @@ export function runStoreContract(name: string, open: () => Awaitable<OpenedStore
         // The run moved on: r1 was applied by this step, r2 is asked again, r3 is new.
         await store.journal(claimed.lease, sampleJournalEntry("call_1", { answered: "r1" }));
         const next = sampleCheckpoint({ pending: ["r2", "r3"], turns: 2 });
-        expect(await store.halt(next, claimed.lease)).toBe("waiting");
+        expect(await store.halt(next, claimed.lease)).toEqual({ state: "waiting" });
         const run = await store.getRun("run_1");
         expect(run).toMatchObject({ state: "waiting", checkpoint: next });
         expect(run!.owner).toBeUndefined();
@@ -201,9 +201,9 @@ export function runStoreContract(name: string, open: () => Awaitable<OpenedStore
         // Requests this halt does not list are applied, answered or not.
         await store.answer({ id: "r2", ok: true });
         const again = await claim("run_1");
-        expect(await store.halt(sampleCheckpoint({ pending: ["r4"] }), again.lease)).toBe(
-          "waiting",
-        );
+        expect(await store.halt(sampleCheckpoint({ pending: ["r4"] }), again.lease)).toEqual({
+          state: "waiting",
+        });
         expect(await requestState("r2")).toBe("applied");
         expect(await requestState("r3")).toBe("applied");
         expect(await requestState("r4")).toBe("waiting");
@@ -479,7 +479,7 @@ export function runStoreContract(name: string, open: () => Awaitable<OpenedStore
         await store.journal(claimed.lease, sampleJournalEntry("call_1", { answered: "r1" }));
         await store.answer({ id: "r2", ok: true, data: { late: true } });
         const next = sampleCheckpoint({ pending: ["r2"], turns: 2 });
-        expect(await store.halt(next, claimed.lease)).toBe("ready");
+        expect(await store.halt(next, claimed.lease)).toEqual({ state: "ready" });
         expect(await stateOf("run_1")).toBe("ready");
         expect(await requestState("r1")).toBe("applied");
         expect(await requestState("r2")).toBe("answered");
@@ -1081,7 +1081,9 @@ export function runStoreContract(name: string, open: () => Awaitable<OpenedStore
         const claimed = await claim("run_1");
         await store.answer({ id: "r2", ok: true });
         const next = sampleCheckpoint({ pending: ["r2"], turns: 2 });
-        await tells(async () => expect(await store.halt(next, claimed.lease)).toBe("ready"));
+        await tells(async () =>
+          expect(await store.halt(next, claimed.lease)).toEqual({ state: "ready" }),
+        );
         const again = await claim("run_1");
         await tells(() => store.release(again.lease, sampleError(), Date.now() + LONG_MS));
         await sleep(20);
