@@ -1,5 +1,6 @@
-export type { AccessCheck, SseResponseOptions } from "./building-blocks.js";
+export type { AccessCheck, OnError, SseResponseOptions } from "./building-blocks.js";
 export {
+  allowedOriginsOf,
   answerOf,
   authorizeRequest,
   authorizeRun,
@@ -14,6 +15,7 @@ export {
   permits,
   readJson,
   recordAnswer,
+  reportError,
   runAccessOf,
   SSE_HEADERS,
   schemaOf,
