@@ -96,18 +96,28 @@ export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<Claime
       const answer = recorded.get(call.request.id);
       if (answer !== undefined) answers.push(answer);
     }
-    // The lease runs out by the database's clock, whatever the clock of this machine says.
+    // The lease runs out by the database's clock, whatever the clock of this machine says. The
+    // `continued` event goes in with the lease, in the same statement.
     const taken = await run<{ expires: Int8 }>({
       name: name("claim_take"),
-      text: `UPDATE ${s}.runs SET state = 'running', owner = $2, token = token + 1,
-               lease_expires_ms = ${NOW_MS} + $3, ready_ms = NULL, finished_ms = NULL,
-               updated_ms = ${NOW_MS}
-             WHERE run_key = $1 RETURNING lease_expires_ms AS expires`,
-      values: [runKey, options.owner, Math.ceil(options.leaseMs)],
+      text: `WITH u AS (
+               UPDATE ${s}.runs SET state = 'running', owner = $2, token = token + 1,
+                 lease_expires_ms = ${NOW_MS} + $3, ready_ms = NULL, finished_ms = NULL,
+                 updated_ms = ${NOW_MS}, events_last = events_last + 1
+               WHERE run_key = $1 RETURNING run_key, run_id, lease_expires_ms, events_last),
+             e AS (
+               INSERT INTO ${s}.events (run_key, "offset", run_id, at_ms, type, data)
+               SELECT run_key, events_last, run_id, ${NOW_MS}, 'continued', $4 FROM u)
+             SELECT lease_expires_ms AS expires,
+                    pg_notify($5, encode(run_key, 'hex'))::text AS n FROM u`,
+      values: [
+        runKey,
+        options.owner,
+        Math.ceil(options.leaseMs),
+        JSON.stringify({ owner: options.owner, reason }),
+        ctx.eventsChannel,
+      ],
     });
-    await recordEvents(ctx, run, runKey, [
-      { type: "continued", data: JSON.stringify({ owner: options.owner, reason }) },
-    ]);
     const expiresAt = ms(taken.rows[0]!.expires)!;
     const claimed: ClaimedRun = {
       lease: { runId, owner: options.owner, token: row.token + 1, expiresAt },
@@ -126,19 +136,17 @@ export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<Claime
     db.tx(async (run) => {
       // Waits for a transaction holding the run (an answer being recorded, another claim), then
       // sees the run as that one left it.
-      const { rows } = await run<RunRow>({
+      // Whether the lease ran out is asked of the database's clock, read with the row: a clock
+      // read before a wait for the lock is earlier, so it can only find a lease still live.
+      const { rows } = await run<RunRow & { now_ms: Int8 }>({
         name: name("claim_by_id"),
-        text: `SELECT ${RUN_COLUMNS} FROM ${s}.runs WHERE run_key = $1 FOR NO KEY UPDATE`,
+        text: `SELECT ${RUN_COLUMNS}, ${NOW_MS} AS now_ms FROM ${s}.runs WHERE run_key = $1
+                FOR NO KEY UPDATE`,
         values: [key(options.runId)],
       });
       const row = rows[0];
       if (row === undefined) return undefined;
-      // Whether the lease ran out is asked of the database's clock, once the row is locked.
-      const clock = await run<{ now_ms: Int8 }>({
-        name: name("db_now"),
-        text: `SELECT ${NOW_MS} AS now_ms`,
-      });
-      const reason = reasonById(row, ms(clock.rows[0]!.now_ms)!);
+      const reason = reasonById(row, ms(row.now_ms)!);
       if (reason === undefined) return undefined;
       if (row.cancel_json !== null) {
         // Asked to stop, and its worker is gone: it ends cancelled, never handed out again.

@@ -7,7 +7,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createDatabase } from "../test/cluster.js";
 import { type PostgresStore, postgresStore } from "./index.js";
-import { MIGRATIONS } from "./schema.js";
+import { MIGRATIONS, SCHEMA_VERSION } from "./schema.js";
 
 let url: string;
 let admin: pg.Client;
@@ -272,7 +272,7 @@ describe("run events on PostgreSQL", () => {
          '{"id":"r_old","kind":"input","prompt":"question 1"}', '2026-01-01T00:00:00Z')`,
     );
     const store = open(schema);
-    expect(await store.migrate()).toEqual({ from: 1, to: 2 });
+    expect(await store.migrate()).toEqual({ from: 1, to: SCHEMA_VERSION });
     await store.answer({ id: "r_old", ok: true }, { by: "carol" });
     const claimed = (await store.claim({ owner: "w1", leaseMs: LONG }))!;
     expect(claimed.lease.runId).toBe("old");

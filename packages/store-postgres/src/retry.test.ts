@@ -119,10 +119,10 @@ describe("writes tried again after a commit whose reply was lost", () => {
 
   it("halt returns its state instead of run_exists (new run) or LeaseLostError (under a lease)", async () => {
     const store = await open("retry_halt");
-    store.cutNextCommit();
-    expect(await store.runs.halt(sampleCheckpoint({ runId: "run_1", pending: ["r1"] }))).toBe(
-      "waiting",
-    );
+    store.cutNext("halt_run(");
+    expect(await store.runs.halt(sampleCheckpoint({ runId: "run_1", pending: ["r1"] }))).toEqual({
+      state: "waiting",
+    });
     expect(store.cuts()).toBe(1);
     // Another halt of the same id (another checkpoint) is still refused.
     await expect(
@@ -130,10 +130,10 @@ describe("writes tried again after a commit whose reply was lost", () => {
     ).rejects.toMatchObject({ code: "run_exists" });
 
     const lease = await store.runs.start(sampleCheckpoint({ runId: "run_2" }), "w1", 60_000);
-    store.cutNextCommit();
+    store.cutNext("halt_run(");
     expect(
       await store.runs.halt(sampleCheckpoint({ runId: "run_2", pending: ["r2"] }), lease),
-    ).toBe("waiting");
+    ).toEqual({ state: "waiting" });
     expect(store.cuts()).toBe(2);
   });
 

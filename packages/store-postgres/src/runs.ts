@@ -6,6 +6,7 @@ import {
   CheckpointError,
   checkActor,
   checkCancelReason,
+  type HaltReceipt,
   type JournalEntry,
   type Lease,
   LeaseLostError,
@@ -17,7 +18,7 @@ import {
 import { cancelNow } from "./cancel.js";
 import { key, type Run } from "./connection.js";
 import type { Context } from "./context.js";
-import { recordEvents, type StoreEvent } from "./events.js";
+import type { StoreEvent } from "./events.js";
 import {
   cancelEventData,
   checkLease,
@@ -36,7 +37,7 @@ import {
 
 /** The writes of a run's life: the ones a worker makes under its lease, and pruning. */
 export interface RunOps {
-  halt(checkpoint: Checkpoint, lease?: Lease): Promise<"waiting" | "ready">;
+  halt(checkpoint: Checkpoint, lease?: Lease): Promise<HaltReceipt>;
   start(checkpoint: Checkpoint, owner: string, leaseMs: number): Promise<Lease>;
   step(lease: Lease, checkpoint: Checkpoint): Promise<void>;
   journal(lease: Lease, entry: JournalEntry): Promise<void>;
@@ -146,10 +147,13 @@ export function runOps(ctx: Context): RunOps {
       const columns = requestColumns(checkpoint);
       const held = lease === undefined ? undefined : { ...lease };
       const runKey = key(held?.runId ?? runId);
+      const events: StoreEvent[] = [];
+      if (held === undefined) events.push({ type: "started", data: startedData(checkpoint) });
+      events.push({ type: "suspended", data: suspendedData(checkpoint) });
       // A halt whose commit went unanswered (the connection broke) is tried again; then a run
       // already stored exactly as this halt leaves it is this halt's own write.
-      const landed = async (run: Run, token: number) => {
-        const { rows } = await run<{ state: "waiting" | "ready" }>({
+      const landed = async (token: number) => {
+        const { rows } = await db.run<{ state: "waiting" | "ready" }>({
           name: name("halt_landed"),
           text: `SELECT state FROM ${s}.runs WHERE run_key = $1 AND token = $2
                    AND owner IS NULL AND state IN ('waiting', 'ready') AND checkpoint_json = $3`,
@@ -157,113 +161,57 @@ export function runOps(ctx: Context): RunOps {
         });
         return rows[0]?.state;
       };
-      return db.retrying(async (uncertain) => {
+      return db.retrying(async (uncertain): Promise<HaltReceipt> => {
         await ctx.ready();
-        return db.tx(async (run) => {
-          const createdAt = new Date().toISOString();
-          /** A cancel asked of the running run this halt ends (who, why, when), if any. */
-          let cancelAsked: string | null = null;
-          if (held === undefined) {
-            const inserted = await run({
-              name: name("halt_insert"),
-              text: `INSERT INTO ${s}.runs (run_key, run_id, session_id, agent, state, created_at,
-                     updated_ms, checkpoint_json)
-                   VALUES ($1, $2, $3, $4, 'waiting', $5, ${NOW_MS}, $6)
-                   ON CONFLICT (run_key) DO NOTHING`,
-              values: [
-                runKey,
-                plain(runId),
-                plain(sessionId),
-                plain(agent),
-                plain(checkpoint.createdAt),
-                json,
-              ],
-            });
-            if (inserted.rowCount === 0) {
-              const state = uncertain ? await landed(run, 0) : undefined;
-              if (state !== undefined) return state;
-              throw runExists(runId);
-            }
-          } else {
-            // Fenced first: a lease that lost the run is LeaseLostError whatever it writes.
-            const fenced = await run<{ cancel_json: string | null }>({
-              name: name("halt_fence"),
-              text: `SELECT cancel_json FROM ${s}.runs WHERE ${FENCE} FOR NO KEY UPDATE`,
-              values: fenceValues(held),
-            });
-            cancelAsked = fenced.rows[0]?.cancel_json ?? null;
-            if (fenced.rowCount === 0) {
-              const state = uncertain ? await landed(run, held.token) : undefined;
-              if (state !== undefined) return state;
-              await lost(held, run);
-            }
-            if (runId !== held.runId) throw otherRun(checkpoint, held);
-          }
-          // One number per halt orders requests newest first, whatever the clocks of the machines.
-          // A request the run already has keeps its state (an answer may have arrived while the
-          // run was running); only what describes it is refreshed.
-          await run({
-            name: name("halt_requests"),
-            text: `WITH h AS (SELECT nextval('${s}.halts') AS n)
-                 INSERT INTO ${s}.requests (request_key, run_key, request_id, run_id, halt_no,
-                   position, state, session_key, session_id, agent, kind, prompt, request_json,
-                   created_at, expires_at, expires_ms)
-                 SELECT t.k, $1, t.id, $2, h.n, t.position, 'waiting', $3, $4, $5, t.kind,
-                   t.prompt, t.json, $6, t.expires_at, t.expires_ms
-                 FROM h, unnest($7::bytea[], $8::text[], $9::int[], $10::text[], $11::text[],
-                   $12::text[], $13::text[], $14::bigint[])
-                   AS t(k, id, position, kind, prompt, json, expires_at, expires_ms)
-                 ON CONFLICT (request_key, run_key) DO UPDATE SET
-                   position = excluded.position, kind = excluded.kind, prompt = excluded.prompt,
-                   request_json = excluded.request_json, expires_at = excluded.expires_at,
-                   expires_ms = excluded.expires_ms`,
-            values: [
-              runKey,
-              plain(runId),
-              sessionId === null ? null : key(sessionId),
-              plain(sessionId),
-              plain(agent),
-              createdAt,
-              ...columns,
-            ],
+        if (held !== undefined && runId !== held.runId) {
+          // Fenced first, as every write: a lost lease is LeaseLostError whatever it writes.
+          const { rows } = await db.run<{ n: number }>({
+            name: name("fenced"),
+            text: `SELECT count(*)::int AS n FROM ${s}.runs WHERE ${FENCE}`,
+            values: fenceValues(held),
           });
-          // Requests this halt no longer waits for were answered by the steps since the last one.
-          await run({
-            name: name("halt_retire"),
-            text: `UPDATE ${s}.requests SET position = NULL, state = 'applied'
-                 WHERE run_key = $1 AND NOT (request_key = ANY ($2::bytea[]))
-                   AND (position IS NOT NULL OR state <> 'applied')`,
-            values: [runKey, columns[0]],
-          });
-          const { rows } = await run<{ state: "waiting" | "ready" }>({
-            name: name("halt_update"),
-            text: `WITH a AS (
-                   SELECT EXISTS (SELECT 1 FROM ${s}.requests
-                                   WHERE run_key = $1 AND position IS NOT NULL
-                                     AND state = 'answered') AS answered),
-                 j AS (DELETE FROM ${s}.journal WHERE run_key = $1),
-                 u AS (
-                   UPDATE ${s}.runs SET
-                     state = CASE WHEN a.answered THEN 'ready' ELSE 'waiting' END,
-                     ready_ms = CASE WHEN a.answered THEN ${NOW_MS} END,
-                     checkpoint_json = $2, updated_ms = ${NOW_MS}, session_id = $3, agent = $4,
-                     owner = NULL, lease_expires_ms = NULL, failures = 0, error_json = NULL,
-                     wake_ms = (SELECT min(expires_ms) FROM ${s}.requests
-                                 WHERE run_key = $1 AND state = 'waiting')
-                   FROM a WHERE run_key = $1
-                   RETURNING state)
-                 SELECT state, CASE WHEN state = 'ready' THEN pg_notify($5, '')::text END AS n
-                 FROM u`,
-            values: [runKey, json, plain(sessionId), plain(agent), ctx.channel],
-          });
-          const events: StoreEvent[] = [];
-          if (held === undefined) events.push({ type: "started", data: startedData(checkpoint) });
-          events.push({ type: "suspended", data: suspendedData(checkpoint) });
-          await recordEvents(ctx, run, runKey, events);
-          // Asked to stop while it ran: it stops here, its requests never to be answered.
-          if (cancelAsked !== null) await cancelNow(ctx, run, runKey, cancelAsked);
-          return rows[0]!.state;
+          if (rows[0]!.n === 0) await lost(held);
+          throw otherRun(checkpoint, held);
+        }
+        // One round trip: the fence (or the new run's insert), the requests, the run, its events
+        // and a cancel asked meanwhile, in order, in one transaction (schema.ts, halt_run).
+        const { rows } = await db.run<{ o_state: string; o_cancel: string | null }>({
+          name: name("halt"),
+          text: `SELECT o_state, o_cancel FROM ${s}.halt_run($1, $2, $3, $4, $5, $6, $7, $8, $9,
+                   $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+          values: [
+            runKey,
+            plain(runId),
+            sessionId === null ? null : key(sessionId),
+            plain(sessionId),
+            plain(agent),
+            plain(checkpoint.createdAt),
+            json,
+            held?.owner ?? null,
+            held?.token ?? 0,
+            new Date().toISOString(),
+            ...columns,
+            events.map((e) => e.type),
+            events.map((e) => e.data),
+            ctx.channel,
+            ctx.eventsChannel,
+          ],
         });
+        const { o_state: state, o_cancel: cancel } = rows[0]!;
+        if (state === "exists" || state === "lost") {
+          const already = uncertain ? await landed(held?.token ?? 0) : undefined;
+          if (already !== undefined) return { state: already };
+          if (held === undefined) throw runExists(runId);
+          return lost(held);
+        }
+        if (cancel !== null) {
+          // Asked to stop while it ran: it stopped here, its requests never to be answered.
+          return {
+            state: "cancelled",
+            cancel: readCancel(cancel) ?? { at: new Date().toISOString() },
+          };
+        }
+        return { state: state as "waiting" | "ready" };
       });
     },
 

@@ -100,7 +100,7 @@ describe("migrations", () => {
     expect(rows).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => ({ version: i + 1 })));
     // And the store works.
     const store = open(schema);
-    expect(await store.halt(sampleCheckpoint({ pending: ["r1"] }))).toBe("waiting");
+    expect(await store.halt(sampleCheckpoint({ pending: ["r1"] }))).toEqual({ state: "waiting" });
   });
 
   it("refuses a schema written by a newer release, changing nothing", async () => {

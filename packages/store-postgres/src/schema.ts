@@ -6,7 +6,7 @@ import { PostgresStoreError } from "./errors.js";
  * The schema version this release creates and reads, kept in the `migrations` table of the
  * store's schema. A schema at a higher version was written by a newer release and is refused.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** A schema name the store accepts: a plain PostgreSQL identifier. */
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -154,8 +154,111 @@ function version2(s: string): string {
 `;
 }
 
+/**
+ * Schema version 3: `halt_run`, a run's halt in one call (one round trip, its own transaction).
+ * Its statements run in order, each seeing what the ones before it and every transaction that
+ * committed meanwhile wrote (a function's statements take fresh snapshots): the run row is
+ * locked first (fenced by the lease, or inserted for a new run), so an answer being recorded
+ * either committed before (and is seen as answered) or waits for this halt's commit. It returns
+ * `o_state`: `waiting` or `ready`, or `exists` (a new run's id is taken) or `lost` (the lease no
+ * longer holds), which wrote nothing; and `o_cancel`, the cancel asked of the run while it ran,
+ * when it ended `cancelled` instead.
+ */
+function version3(s: string): string {
+  const now = "(floor(extract(epoch FROM clock_timestamp()) * 1000))::bigint";
+  return `
+  CREATE FUNCTION ${s}.halt_run(
+    p_run_key bytea, p_run_id text, p_session_key bytea, p_session_id text, p_agent text,
+    p_created_at text, p_json text, p_owner text, p_token integer, p_asked_at text,
+    p_keys bytea[], p_ids text[], p_positions integer[], p_kinds text[], p_prompts text[],
+    p_requests text[], p_expires_at text[], p_expires_ms bigint[],
+    p_event_types text[], p_event_data text[], p_channel text, p_events_channel text,
+    OUT o_state text, OUT o_cancel text)
+  LANGUAGE plpgsql AS $halt$
+  DECLARE
+    v_answered boolean;
+    v_last bigint;
+    v_run_id text;
+    v_data text;
+  BEGIN
+    IF p_owner IS NULL THEN
+      INSERT INTO ${s}.runs (run_key, run_id, session_id, agent, state, created_at, updated_ms,
+        checkpoint_json)
+      VALUES (p_run_key, p_run_id, p_session_id, p_agent, 'waiting', p_created_at, ${now}, p_json)
+      ON CONFLICT (run_key) DO NOTHING;
+      IF NOT FOUND THEN o_state := 'exists'; RETURN; END IF;
+    ELSE
+      SELECT r.cancel_json INTO o_cancel FROM ${s}.runs r
+       WHERE r.run_key = p_run_key AND r.owner = p_owner AND r.token = p_token
+         AND r.state = 'running'
+       FOR NO KEY UPDATE;
+      IF NOT FOUND THEN o_state := 'lost'; RETURN; END IF;
+    END IF;
+    -- One number per halt orders requests newest first, whatever the clocks of the machines. A
+    -- request the run already has keeps its state (an answer may have arrived while the run
+    -- ran); only what describes it is refreshed.
+    INSERT INTO ${s}.requests (request_key, run_key, request_id, run_id, halt_no, position, state,
+      session_key, session_id, agent, kind, prompt, request_json, created_at, expires_at,
+      expires_ms)
+    SELECT t.k, p_run_key, t.id, p_run_id, h.n, t.position, 'waiting', p_session_key,
+      p_session_id, p_agent, t.kind, t.prompt, t.json, p_asked_at, t.expires_at, t.expires_ms
+    FROM (SELECT nextval('${s}.halts') AS n) h,
+      unnest(p_keys, p_ids, p_positions, p_kinds, p_prompts, p_requests, p_expires_at,
+        p_expires_ms) AS t(k, id, position, kind, prompt, json, expires_at, expires_ms)
+    ON CONFLICT (request_key, run_key) DO UPDATE SET
+      position = excluded.position, kind = excluded.kind, prompt = excluded.prompt,
+      request_json = excluded.request_json, expires_at = excluded.expires_at,
+      expires_ms = excluded.expires_ms;
+    -- Requests this halt no longer waits for were answered by the steps since the last one.
+    UPDATE ${s}.requests SET position = NULL, state = 'applied'
+     WHERE run_key = p_run_key AND NOT (request_key = ANY (p_keys))
+       AND (position IS NOT NULL OR state <> 'applied');
+    v_answered := EXISTS (SELECT 1 FROM ${s}.requests
+                           WHERE run_key = p_run_key AND position IS NOT NULL
+                             AND state = 'answered');
+    DELETE FROM ${s}.journal WHERE run_key = p_run_key;
+    UPDATE ${s}.runs SET
+      state = CASE WHEN v_answered THEN 'ready' ELSE 'waiting' END,
+      ready_ms = CASE WHEN v_answered THEN ${now} END,
+      checkpoint_json = p_json, updated_ms = ${now}, session_id = p_session_id, agent = p_agent,
+      owner = NULL, lease_expires_ms = NULL, failures = 0, error_json = NULL,
+      wake_ms = (SELECT min(expires_ms) FROM ${s}.requests
+                  WHERE run_key = p_run_key AND state = 'waiting'),
+      events_last = events_last + cardinality(p_event_types)
+    WHERE run_key = p_run_key
+    RETURNING state, events_last, run_id INTO o_state, v_last, v_run_id;
+    IF o_state = 'ready' THEN PERFORM pg_notify(p_channel, ''); END IF;
+    INSERT INTO ${s}.events (run_key, "offset", run_id, at_ms, type, data)
+    SELECT p_run_key, v_last - cardinality(p_event_types) + t.n, v_run_id, ${now}, t.type, t.data
+      FROM unnest(p_event_types, p_event_data) WITH ORDINALITY AS t(type, data, n);
+    PERFORM pg_notify(p_events_channel, encode(p_run_key, 'hex'));
+    IF o_cancel IS NULL THEN RETURN; END IF;
+    -- Asked to stop while it ran: it stops here, its requests never to be answered.
+    BEGIN
+      v_data := (SELECT jsonb_strip_nulls(jsonb_build_object(
+                   'by', CASE WHEN jsonb_typeof(c -> 'by') = 'string' THEN c ->> 'by' END,
+                   'reason', CASE WHEN jsonb_typeof(c -> 'reason') = 'string'
+                                  THEN c ->> 'reason' END))::text
+                   FROM (SELECT o_cancel::jsonb AS c) x);
+    EXCEPTION WHEN others THEN
+      v_data := '{}';
+    END;
+    UPDATE ${s}.runs SET state = 'cancelled', owner = NULL, lease_expires_ms = NULL,
+      ready_ms = NULL, wake_ms = NULL, finished_ms = ${now}, updated_ms = ${now},
+      events_last = events_last + 1
+    WHERE run_key = p_run_key RETURNING events_last INTO v_last;
+    UPDATE ${s}.requests SET state = 'cancelled'
+     WHERE run_key = p_run_key AND state IN ('waiting', 'answered');
+    DELETE FROM ${s}.journal WHERE run_key = p_run_key;
+    INSERT INTO ${s}.events (run_key, "offset", run_id, at_ms, type, data)
+    VALUES (p_run_key, v_last, v_run_id, ${now}, 'cancelled', v_data);
+  END
+  $halt$;
+`;
+}
+
 /** `MIGRATIONS[n - 1]` brings a schema from version n - 1 to n. */
-export const MIGRATIONS: readonly ((s: string) => string)[] = [version1, version2];
+export const MIGRATIONS: readonly ((s: string) => string)[] = [version1, version2, version3];
 
 /** The advisory lock every migrating process of one schema takes, so exactly one migrates. */
 function lockKey(schema: string): string {

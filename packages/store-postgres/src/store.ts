@@ -9,6 +9,7 @@ import type {
   ClaimedRun,
   ClaimOptions,
   ConversationStore,
+  HaltReceipt,
   JournalEntry,
   Lease,
   Message,
@@ -103,9 +104,11 @@ export interface PostgresStore extends RunStore, ConversationStore {
   /**
    * Stores a run that halted for answers (see {@link RunStore.halt}); validated first (a
    * `CheckpointError`, nothing stored). Without a lease the run must be new (a `ToolnexusError`
-   * with code `"run_exists"` otherwise); with one, the lease is checked, then released.
+   * with code `"run_exists"` otherwise); with one, the lease is checked, then released. One
+   * round trip. Returns `{ state: "waiting" | "ready" }`, or `{ state: "cancelled", cancel }`
+   * when a cancel asked while the run ran ended it instead.
    */
-  halt(checkpoint: Checkpoint, lease?: Lease): Promise<"waiting" | "ready">;
+  halt(checkpoint: Checkpoint, lease?: Lease): Promise<HaltReceipt>;
   /** Creates a run `running` under a new lease (token 1); `"run_exists"` if the id is taken. */
   start(checkpoint: Checkpoint, owner: string, leaseMs: number): Promise<Lease>;
   /** Replaces the checkpoint, clears the journal and the failure count. `LeaseLostError` if lost. */
