@@ -9,6 +9,7 @@ import {
   identifyCaller,
   internalResponse,
   readJson,
+  reportError,
   sseResponse,
   type WebCaller,
   WebError,
@@ -39,24 +40,9 @@ export function createAgUiHandler<C extends WebCaller>(
       return await handle(resolved, request);
     } catch (error) {
       if (error instanceof WebError) return errorResponse(error);
-      return internalResponse(report(resolved, request, error));
+      return internalResponse(reportError(resolved.onError, "@toolnexus/ag-ui", request, error));
     }
   };
-}
-
-function report<C extends WebCaller>(
-  options: ResolvedAgUiOptions<C>,
-  request: Request,
-  error: unknown,
-): string {
-  const errorId = `err_${globalThis.crypto.randomUUID().replace(/-/g, "")}`;
-  try {
-    if (options.onError) options.onError(error, { errorId, request });
-    else console.error(`@toolnexus/ag-ui: ${errorId}`, error);
-  } catch {
-    // A failing hook must not turn a refusal into a crash.
-  }
-  return errorId;
 }
 
 async function handle<C extends WebCaller>(
@@ -93,13 +79,13 @@ async function handle<C extends WebCaller>(
     pollMs: options.pollMs,
     maxEvents: options.maxStreamEvents,
     waitForRunMs: options.waitForRunMs,
-    onError: (error) => report(options, request, error),
+    onError: (error) => reportError(options.onError, "@toolnexus/ag-ui", request, error),
   });
   return sseResponse({
     frames: framesOf(events),
     signal: request.signal,
     heartbeatMs: options.heartbeatMs,
-    onError: (error) => report(options, request, error),
+    onError: (error) => reportError(options.onError, "@toolnexus/ag-ui", request, error),
   });
 }
 

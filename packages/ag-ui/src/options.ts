@@ -1,7 +1,12 @@
 // The handler's options, checked once when it is made: a mistake fails at startup, not per request.
 import type { RunAgentInput } from "@ag-ui/core";
 import type { RunStore } from "@toolnexus/core";
-import type { ErrorContext, WebAccess, WebCaller } from "@toolnexus/web";
+import {
+  allowedOriginsOf,
+  type ErrorContext,
+  type WebAccess,
+  type WebCaller,
+} from "@toolnexus/web";
 import { DEFAULT_MAX_STREAM_EVENTS, DEFAULT_WAIT_FOR_RUN_MS } from "./follow.js";
 
 type Awaitable<T> = T | Promise<T>;
@@ -71,29 +76,6 @@ function whole(value: unknown, name: string, fallback: number, min = 1): number 
   return value;
 }
 
-function origins(list: readonly string[] | undefined): Set<string> {
-  const set = new Set<string>();
-  for (const origin of list ?? []) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(origin);
-    } catch {
-      parsed = undefined;
-    }
-    if (
-      parsed === undefined ||
-      parsed.origin === "null" ||
-      parsed.origin !== origin.replace(/\/$/, "")
-    ) {
-      throw new TypeError(
-        `createAgUiHandler: allowedOrigins has "${origin}"; give scheme://host[:port] only`,
-      );
-    }
-    set.add(parsed.origin);
-  }
-  return set;
-}
-
 export function resolveAgUiOptions<C extends WebCaller>(
   options: AgUiHandlerOptions<C>,
 ): ResolvedAgUiOptions<C> {
@@ -120,7 +102,7 @@ export function resolveAgUiOptions<C extends WebCaller>(
   }
   return {
     ...options,
-    allowedOrigins: origins(options.allowedOrigins),
+    allowedOrigins: allowedOriginsOf(options.allowedOrigins, "createAgUiHandler"),
     maxBodyBytes: whole(options.maxBodyBytes, "maxBodyBytes", DEFAULT_AG_UI_MAX_BODY_BYTES),
     maxStreamEvents: whole(
       options.maxStreamEvents,

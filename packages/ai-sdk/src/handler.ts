@@ -16,6 +16,7 @@ import {
   permits,
   readJson,
   recordAnswer,
+  reportError,
   type WebCaller,
   WebError,
 } from "@toolnexus/web";
@@ -50,25 +51,9 @@ export function createChatHandler<C extends WebCaller>(
       return await handle(resolved, request);
     } catch (error) {
       if (error instanceof WebError) return errorResponse(error);
-      return internalResponse(report(resolved, request, error));
+      return internalResponse(reportError(resolved.onError, "@toolnexus/ai-sdk", request, error));
     }
   };
-}
-
-/** Hands an unexpected error to `onError` (or the console) under a fresh id, and returns it. */
-function report<C extends WebCaller>(
-  options: ResolvedChatOptions<C>,
-  request: Request,
-  error: unknown,
-): string {
-  const errorId = `err_${globalThis.crypto.randomUUID().replace(/-/g, "")}`;
-  try {
-    if (options.onError) options.onError(error, { errorId, request });
-    else console.error(`@toolnexus/ai-sdk: ${errorId}`, error);
-  } catch {
-    // A failing hook must not turn a 500 into a crash.
-  }
-  return errorId;
 }
 
 interface Context<C extends WebCaller> {
@@ -138,7 +123,7 @@ function stream<C extends WebCaller>(
     heartbeatMs: options.heartbeatMs,
     pollMs: options.pollMs,
     maxStreamMs: options.maxStreamMs,
-    onError: (error) => report(options, request, error),
+    onError: (error) => reportError(options.onError, "@toolnexus/ai-sdk", request, error),
   });
 }
 

@@ -1,5 +1,10 @@
 import type { RunStore } from "@toolnexus/core";
-import type { ErrorContext, WebAccess, WebCaller } from "@toolnexus/web";
+import {
+  allowedOriginsOf,
+  type ErrorContext,
+  type WebAccess,
+  type WebCaller,
+} from "@toolnexus/web";
 import type { ChatMessage } from "./chat-body.js";
 import { type ChatRuns, memoryChatRuns } from "./chat-runs.js";
 
@@ -123,25 +128,7 @@ export function resolveChatOptions<C extends WebCaller>(
   if (!/^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]*$/.test(api)) {
     throw new TypeError('createChatHandler: api must be a path such as "/api/chat"');
   }
-  const origins = new Set<string>();
-  for (const origin of options.allowedOrigins ?? []) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(origin);
-    } catch {
-      parsed = undefined;
-    }
-    if (
-      parsed === undefined ||
-      parsed.origin === "null" ||
-      parsed.origin !== origin.replace(/\/$/, "")
-    ) {
-      throw new TypeError(
-        `createChatHandler: allowedOrigins has "${origin}"; give scheme://host[:port] only`,
-      );
-    }
-    origins.add(parsed.origin);
-  }
+  const origins = allowedOriginsOf(options.allowedOrigins, "createChatHandler");
   return {
     ...options,
     api,
