@@ -13,7 +13,7 @@ import {
   parseEventData,
   postForStream,
   postJson,
-  streamEvents,
+  streamEventBatches,
 } from "./http.js";
 import { limitOptions } from "./limits.js";
 import type { ParseContext } from "./parse.js";
@@ -272,15 +272,18 @@ export function defineHttpModel<O extends HttpModelOptions>(
         const response = await postForStream(post, http);
         const mapper = spec.stream(http);
         let sawDoneMarker = false;
-        for await (const event of streamEvents(response, call?.signal, http)) {
-          if (spec.doneMarker !== undefined && event.data.trim() === spec.doneMarker) {
-            sawDoneMarker = true;
-            break;
+        // A chunk's events at a time: one await per network chunk, not per event.
+        read: for await (const events of streamEventBatches(response, call?.signal, http)) {
+          for (const event of events) {
+            if (spec.doneMarker !== undefined && event.data.trim() === spec.doneMarker) {
+              sawDoneMarker = true;
+              break read;
+            }
+            for (const part of mapper.push(parseEventData(event, http))) yield part;
+            if (mapper.done === true) break read;
           }
-          yield* mapper.push(parseEventData(event, http));
-          if (mapper.done === true) break;
         }
-        yield* mapper.end(sawDoneMarker);
+        for (const part of mapper.end(sawDoneMarker)) yield part;
       },
     };
   };

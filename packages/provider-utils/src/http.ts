@@ -9,7 +9,7 @@ import {
 import { redact, redactCut } from "./redact.js";
 import { fetchSameOrigin } from "./redirect.js";
 import { backoffDelay, DEFAULT_MAX_RETRY_DELAY_MS, RETRY_STATUSES, retryHints } from "./retry.js";
-import { readSSE, type SSEEvent, SSEEventTooLargeError } from "./sse.js";
+import { readSSEBatches, type SSEEvent, SSEEventTooLargeError } from "./sse.js";
 
 /**
  * The `fetch` an adapter calls. `globalThis.fetch` fits, and so does any wrapper (a proxy
@@ -114,14 +114,29 @@ export async function postForStream(
 export async function* streamEvents(
   response: Response,
   signal: AbortSignal | undefined,
-  settings: Pick<HttpSettings, "provider"> &
-    Partial<Pick<HttpSettings, "secrets" | "maxEventBytes">>,
+  settings: StreamEventSettings,
 ): AsyncGenerator<SSEEvent> {
+  for await (const batch of streamEventBatches(response, signal, settings)) yield* batch;
+}
+
+/** What {@link streamEvents} needs of a call's settings. */
+export type StreamEventSettings = Pick<HttpSettings, "provider"> &
+  Partial<Pick<HttpSettings, "secrets" | "maxEventBytes">>;
+
+/**
+ * {@link streamEvents}, as the batches of events each chunk of the body completed (see
+ * `readSSEBatches`): the same errors, one iteration step per chunk rather than per event.
+ */
+export async function* streamEventBatches(
+  response: Response,
+  signal: AbortSignal | undefined,
+  settings: StreamEventSettings,
+): AsyncGenerator<SSEEvent[]> {
   if (response.body === null) return;
   const { provider, secrets = [] } = settings;
   const maxEventBytes = settings.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
   try {
-    yield* readSSE(response.body, { signal, maxEventBytes });
+    yield* readSSEBatches(response.body, { signal, maxEventBytes });
   } catch (thrown) {
     if (signal?.aborted) throw abortReason(signal);
     if (thrown instanceof SSEEventTooLargeError) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readSSE, SSEParser } from "./sse.js";
+import { readSSE, readSSEBatches, SSEParser } from "./sse.js";
 
 function streamOf(chunks: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -151,5 +151,24 @@ describe("SSEParser chunk splits", () => {
     expect(await collect(streamOf(["\uFEFFdata: x\n\n"]))).toEqual([
       { event: "message", data: "x" },
     ]);
+  });
+});
+
+describe("readSSEBatches", () => {
+  it("gives one batch per chunk that completes events, never an empty one, in order", async () => {
+    const text = "data: 1\n\ndata: 2\n\n: keep-alive\n\ndata: 3\r\n\r\ndata: été\n\ndata: last";
+    const bytes = new TextEncoder().encode(text);
+    const expected = (await collect(streamOf([bytes]))).map((e) => e.data);
+    expect(expected).toEqual(["1", "2", "3", "été", "last"]);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const chunks = [bytes.subarray(0, cut), bytes.subarray(cut)];
+      const batches: string[][] = [];
+      for await (const batch of readSSEBatches(streamOf(chunks), { maxEventBytes: 64 })) {
+        batches.push(batch.map((e) => e.data));
+      }
+      expect(batches.every((batch) => batch.length > 0)).toBe(true);
+      expect(batches.length).toBeLessThanOrEqual(3);
+      expect(batches.flat()).toEqual(expected);
+    }
   });
 });
