@@ -6,14 +6,18 @@
 // which records the answer, claims the run, journals the call and finishes). Rounds alternate
 // which library goes first; each round times `CYCLES` halts and resumes of each.
 //
-//   node bench/pg/run.mjs [--rounds 15] [--cycles 40] [--json out.json]
+//   node bench/pg/run.mjs [--rounds 15] [--cycles 40] [--json out.json] [--store dist/index.js]
+//
+// `--store` takes another build of @toolnexus/store-postgres (an earlier release's dist), to
+// measure a before and an after on the same machine.
 import { loadavg } from "node:os";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { createClient } from "@toolnexus/client";
 import { pending, toolCall } from "@toolnexus/core";
 import { nativeTool } from "@toolnexus/native";
-import { postgresStore } from "@toolnexus/store-postgres";
 import { z } from "zod";
 import { startCluster } from "../events/pg.mjs";
 import { peers } from "../src/peers.mjs";
@@ -25,6 +29,7 @@ const { values: args } = parseArgs({
     rounds: { type: "string", default: "15" },
     cycles: { type: "string", default: "40" },
     json: { type: "string" },
+    store: { type: "string" },
   },
 });
 const ROUNDS = Number(args.rounds);
@@ -36,6 +41,9 @@ const cluster = await startCluster();
 const counter = statementCounter();
 
 // --- toolnexus -------------------------------------------------------------------------------
+const { postgresStore } = args.store
+  ? await import(pathToFileURL(resolve(args.store)).href)
+  : await import("@toolnexus/store-postgres");
 const store = postgresStore({ connectionString: cluster.url }, { schema: "bench_toolnexus" });
 counter.track(store.pool);
 await store.migrate();
@@ -182,6 +190,7 @@ const result = {
   at: new Date().toISOString(),
   node: process.version,
   server: cluster.version,
+  store: args.store ?? "@toolnexus/store-postgres (this checkout)",
   rounds: ROUNDS,
   cycles: CYCLES,
   load1: loads,
