@@ -155,4 +155,44 @@ describe("followAsAgUi", () => {
     expect(seen.at(-1)).toBe("TOOL_CALL_END");
     expect(seen).not.toContain("RUN_FINISHED");
   });
+
+  it("ends with RUN_ERROR stream_limit at its time cap while the run sits in a tool", async () => {
+    const store = memoryRunStore();
+    const model = scriptedModel([
+      { toolCalls: [{ id: "c1", name: "wait", arguments: {} }] },
+      { content: "ok" },
+    ]);
+    let release: () => void = () => {};
+    let running: Promise<unknown> = Promise.resolve();
+    const started = new Promise<void>((resolve) => {
+      const wait: Tool = {
+        name: "wait",
+        description: "Waits until released",
+        inputSchema: { type: "object", properties: {} },
+        source: "custom",
+        execute: () => {
+          resolve();
+          return new Promise((done) => {
+            release = () => done({ output: "released", isError: false });
+          });
+        },
+      };
+      running = createClient({ model, tools: [wait], runs: store }).run("go", {
+        runId: "slow",
+        durable: true,
+      });
+    });
+    await started;
+    try {
+      const events = await collect(
+        followAsAgUi(store, "slow", { threadId: "T", runId: "R", pollMs: 10, maxMs: 100 }),
+      );
+      expect(outline(events).at(-1)).toBe("RUN_ERROR stream_limit");
+      expect(events.filter((e) => e.type === "TOOL_CALL_END")).toHaveLength(1);
+    } finally {
+      release();
+      await running;
+    }
+    expect((await store.getRun("slow"))?.state).toBe("done"); // the run went on
+  });
 });

@@ -21,6 +21,11 @@ export interface FollowAsAgUiOptions extends AgUiRunIds {
   /** The most AG-UI events yielded; past it the run ends with RUN_ERROR `stream_limit`. */
   maxEvents?: number;
   /**
+   * The longest the stream stays open (ms, default 30 minutes); then RUN_ERROR `stream_limit`
+   * (the run goes on: a new request follows it again).
+   */
+  maxMs?: number;
+  /**
    * How long to wait for a run that is not in the store yet (ms, default 30 000): a `start` that
    * hands the run to a worker returns before the worker stores it.
    */
@@ -33,6 +38,8 @@ export interface FollowAsAgUiOptions extends AgUiRunIds {
 export const DEFAULT_MAX_STREAM_EVENTS = 100_000;
 /** The most AG-UI events one recorded event becomes, with what it closes and RUN_ERROR after. */
 const MAX_EVENTS_PER_RECORD = 12;
+/** Default {@link FollowAsAgUiOptions.maxMs}: 30 minutes. */
+export const DEFAULT_MAX_STREAM_MS = 30 * 60 * 1000;
 /** Default {@link FollowAsAgUiOptions.waitForRunMs}. */
 export const DEFAULT_WAIT_FOR_RUN_MS = 30_000;
 
@@ -103,6 +110,33 @@ export async function* followAsAgUi(
   options: FollowAsAgUiOptions,
 ): AsyncGenerator<AGUIEvent, void, undefined> {
   const { signal } = options;
+  // The client going away or the stream's time cap: either stops the follower.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) stop.abort();
+  const maxMs = options.maxMs ?? DEFAULT_MAX_STREAM_MS;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stop.abort();
+  }, maxMs);
+  try {
+    yield* follow(store, runId, options, stop.signal, () => timedOut, maxMs);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+async function* follow(
+  store: RunStore,
+  runId: string,
+  options: FollowAsAgUiOptions,
+  signal: AbortSignal,
+  timedOut: () => boolean,
+  maxMs: number,
+): AsyncGenerator<AGUIEvent, void, undefined> {
   const pollMs = options.pollMs ?? 250;
   const maxEvents = options.maxEvents ?? DEFAULT_MAX_STREAM_EVENTS;
   const mapper = createAgUiEventMapper({ threadId: options.threadId, runId: options.runId });
@@ -122,13 +156,13 @@ export async function* followAsAgUi(
   try {
     const waitMs = options.waitForRunMs ?? DEFAULT_WAIT_FOR_RUN_MS;
     if (!(await runAppears(store, runId, waitMs, pollMs, signal))) {
-      if (signal?.aborted) return;
+      if (signal.aborted && !timedOut()) return;
       out = mapper.fail("not_found", "the run did not appear in the store in time");
     } else {
       const events = followRunEvents(store, runId, {
         after: options.after ?? 0,
         pollMs,
-        ...(signal === undefined ? {} : { signal }),
+        signal,
       });
       for await (const event of events) {
         // Checked before mapping, so the cap never splits a start from its end.
@@ -151,12 +185,20 @@ export async function* followAsAgUi(
         yield* out;
         return;
       }
-      if (signal?.aborted) return;
-      // The run ended without a final event (recorded before the store kept events).
-      out = mapper.fail("ended", "the run ended without a final event to report");
+      if (timedOut()) {
+        out = mapper.fail(
+          "stream_limit",
+          `this stream reached its cap of ${maxMs} ms; the run goes on`,
+        );
+      } else if (signal.aborted) {
+        return;
+      } else {
+        // The run ended without a final event (recorded before the store kept events).
+        out = mapper.fail("ended", "the run ended without a final event to report");
+      }
     }
   } catch (error) {
-    if (signal?.aborted) return;
+    if (signal.aborted && !timedOut()) return;
     out = failure(error);
   }
   yield* out;

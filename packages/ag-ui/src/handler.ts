@@ -78,6 +78,7 @@ async function handle<C extends WebCaller>(
     signal: request.signal,
     pollMs: options.pollMs,
     maxEvents: options.maxStreamEvents,
+    maxMs: options.maxStreamMs,
     waitForRunMs: options.waitForRunMs,
     onError: (error) => reportError(options.onError, "@toolnexus/ag-ui", request, error),
   });

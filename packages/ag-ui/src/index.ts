@@ -1,5 +1,10 @@
 export type { FollowAsAgUiOptions } from "./follow.js";
-export { DEFAULT_MAX_STREAM_EVENTS, DEFAULT_WAIT_FOR_RUN_MS, followAsAgUi } from "./follow.js";
+export {
+  DEFAULT_MAX_STREAM_EVENTS,
+  DEFAULT_MAX_STREAM_MS,
+  DEFAULT_WAIT_FOR_RUN_MS,
+  followAsAgUi,
+} from "./follow.js";
 export type { AgUiHandler } from "./handler.js";
 export { createAgUiHandler } from "./handler.js";
 export {

@@ -7,7 +7,11 @@ import {
   type WebAccess,
   type WebCaller,
 } from "@toolnexus/web";
-import { DEFAULT_MAX_STREAM_EVENTS, DEFAULT_WAIT_FOR_RUN_MS } from "./follow.js";
+import {
+  DEFAULT_MAX_STREAM_EVENTS,
+  DEFAULT_MAX_STREAM_MS,
+  DEFAULT_WAIT_FOR_RUN_MS,
+} from "./follow.js";
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -44,6 +48,11 @@ export interface AgUiHandlerOptions<C extends WebCaller = WebCaller> {
   maxBodyBytes?: number;
   /** The most AG-UI events one response streams (default 100 000); then RUN_ERROR `stream_limit`. */
   maxStreamEvents?: number;
+  /**
+   * The longest one response streams (ms, default 30 minutes); then RUN_ERROR `stream_limit`
+   * (the run goes on; follow it again with a new request).
+   */
+  maxStreamMs?: number;
   /** How long a stream waits for a started run to appear in the store (ms, default 30 000). */
   waitForRunMs?: number;
   /** A comment line on an idle stream this often (ms, default 15 000), so proxies keep it. */
@@ -63,6 +72,7 @@ export interface ResolvedAgUiOptions<C extends WebCaller>
   allowedOrigins: ReadonlySet<string>;
   maxBodyBytes: number;
   maxStreamEvents: number;
+  maxStreamMs: number;
   waitForRunMs: number;
   heartbeatMs: number;
   pollMs: number;
@@ -104,6 +114,7 @@ export function resolveAgUiOptions<C extends WebCaller>(
     ...options,
     allowedOrigins: allowedOriginsOf(options.allowedOrigins, "createAgUiHandler"),
     maxBodyBytes: whole(options.maxBodyBytes, "maxBodyBytes", DEFAULT_AG_UI_MAX_BODY_BYTES),
+    maxStreamMs: whole(options.maxStreamMs, "maxStreamMs", DEFAULT_MAX_STREAM_MS),
     maxStreamEvents: whole(
       options.maxStreamEvents,
       "maxStreamEvents",
