@@ -45,12 +45,27 @@ export function memoryRunStore(options: MemoryRunStoreOptions = {}): MemoryRunSt
   };
   const retained = retention(state, options.keepFinished ?? 1000);
   const fences = fencing(state);
+  const writes = writeOps(state, retained, fences);
+  const reads = readOps(state);
+  const events = eventOps(state, fences.fence, watchEvents);
+  // One object literal with every member named (not spread): every store then has the same
+  // shape, where spreading gave each one a hidden class of its own on Node 20.
   const store: MemoryRunStore = {
-    ...writeOps(state, retained, fences),
+    halt: writes.halt,
+    start: writes.start,
+    step: writes.step,
+    journal: writes.journal,
+    renew: writes.renew,
+    release: writes.release,
+    finish: writes.finish,
     claim: claimOp(state, retained),
     answer: answerOp(state),
-    ...readOps(state),
-    ...eventOps(state, fences.fence, watchEvents),
+    getRun: reads.getRun,
+    getRequest: reads.getRequest,
+    list: reads.list,
+    appendEvents: events.appendEvents,
+    readEvents: events.readEvents,
+    watchEvents: events.watchEvents,
     cancel: cancelOp(state, retained),
     prune: retained.prune,
     subscribe,

@@ -40,8 +40,8 @@ export function eventLog(): {
   };
 
   return {
-    record(run, type, data) {
-      push(run, type, data);
+    record(run, type, data, json) {
+      push(run, type, json ?? JSON.stringify(data));
       if (!watchers.has(run.runId)) return;
       if (due.size === 0) queueMicrotask(wake);
       due.add(run.runId);
@@ -64,11 +64,14 @@ export function eventLog(): {
   };
 }
 
-function push(run: RunRow, type: RunEventType, data: Record<string, unknown>): void {
-  let json = JSON.stringify(data);
+function push(run: RunRow, type: RunEventType, dataJson: string): void {
   // The store's own events are built from capped values; this only guards the cap itself.
-  if (json.length > MAX_EVENT_DATA_CHARS) json = JSON.stringify({ truncated: json.length });
-  run.events.push({ at: new Date().toISOString(), type, dataJson: json });
+  const json =
+    dataJson.length > MAX_EVENT_DATA_CHARS
+      ? JSON.stringify({ truncated: dataJson.length })
+      : dataJson;
+  // The time as a number: most events are never read, so the ISO text is made on read.
+  run.events.push({ atMs: Date.now(), type, dataJson: json });
 }
 
 export function eventOps(
@@ -95,7 +98,7 @@ export function eventOps(
         (row, i): RecordedRunEvent => ({
           runId,
           offset: from + i + 1,
-          at: row.at,
+          at: new Date(row.atMs).toISOString(),
           type: row.type,
           data: JSON.parse(row.dataJson) as Record<string, unknown>,
         }),

@@ -95,7 +95,7 @@ export function readOps(state: MemoryState): ReadOps {
         const summary: SuspensionSummary = {
           request: JSON.parse(row.requestJson) as Request,
           runId: row.runId,
-          createdAt: row.createdAt,
+          createdAt: toIso(row.createdMs),
           state: requestState(row, now),
         };
         if (run.sessionId !== undefined) summary.sessionId = run.sessionId;

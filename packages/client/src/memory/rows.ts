@@ -19,8 +19,8 @@ export interface RequestRow {
   /** Which halt first raised it (newest first in listings), and its place among all requests. */
   haltNo: number;
   seq: number;
-  /** ISO time of that halt. */
-  createdAt: string;
+  /** Epoch ms of that halt (given out as ISO). */
+  createdMs: number;
 }
 
 export interface RunRow {
@@ -52,7 +52,8 @@ export interface RunRow {
 
 /** One recorded event of a run. */
 export interface EventRow {
-  at: string;
+  /** Epoch ms (given out as ISO). */
+  atMs: number;
   type: RunEventType;
   dataJson: string;
 }
@@ -66,8 +67,16 @@ export interface MemoryState {
   finished: Set<string>;
   /** Tells the subscribers, later, that a run may be claimable. */
   notify: () => void;
-  /** Records an event of the store's own (in the same synchronous step as the change it tells). */
-  record: (run: RunRow, type: RunEventType, data: Record<string, unknown>) => void;
+  /**
+   * Records an event of the store's own (in the same synchronous step as the change it tells):
+   * its data, or the data's JSON when the caller already made it.
+   */
+  record: (
+    run: RunRow,
+    type: RunEventType,
+    data: Record<string, unknown> | undefined,
+    json?: string,
+  ) => void;
 }
 
 export const toIso = (ms: number): string => new Date(ms).toISOString();

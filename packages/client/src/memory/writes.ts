@@ -14,7 +14,7 @@ import { checkCheckpoint, checkLease, checkLeaseMs, checkOwner, cut, errorJson }
 import { capText } from "./events.js";
 import type { Fence, Lost } from "./fence.js";
 import type { Retention } from "./retention.js";
-import { type MemoryState, newRun, type RunRow, toIso } from "./rows.js";
+import { type MemoryState, newRun, type RunRow } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";
 
 // The writes of a run's life: the ones a worker makes under its lease (and the first halt or
@@ -40,14 +40,17 @@ function startedData(run: RunRow): Record<string, unknown> {
   return data;
 }
 
-/** What `suspended` says: the Requests as asked, or only their ids and kinds when too big. */
-function suspendedData(checkpoint: Checkpoint): Record<string, unknown> {
-  const requests = checkpoint.pending.map((call) => call.request);
-  if (JSON.stringify(requests).length <= MAX_EVENT_DATA_CHARS - 100) return { requests };
-  return {
-    requests: requests.map((request) => ({ id: request.id, kind: request.kind })),
+/**
+ * What `suspended` says, as JSON: the Requests as asked, or only their ids and kinds when too
+ * big. `requestsJson` is the Requests' JSON, already made for their rows.
+ */
+function suspendedJson(checkpoint: Checkpoint, requestsJson: string[]): string {
+  const json = `{"requests":[${requestsJson.join(",")}]}`;
+  if (json.length <= MAX_EVENT_DATA_CHARS - 100) return json;
+  return JSON.stringify({
+    requests: checkpoint.pending.map(({ request }) => ({ id: request.id, kind: request.kind })),
     truncated: true,
-  };
+  });
 }
 
 // The receipts of a halt that did not end in a cancel: frozen, so every halt can share them.
@@ -76,21 +79,22 @@ export function writeOps(
         throw new CheckpointError(undefined, "a halted run needs at least one pending call");
       }
       const now = Date.now();
+      // Kept as JSON text; what is read from `checkpoint` below is strings and numbers (or JSON
+      // made of it) taken before this synchronous call returns, so nothing is shared with it.
       const json = JSON.stringify(checkpoint);
-      const copy = JSON.parse(json) as Checkpoint;
       let run: RunRow;
       if (lease === undefined) {
-        if (runs.has(copy.runId)) throw runExists(copy.runId);
-        run = newRun(copy, json, now);
+        if (runs.has(checkpoint.runId)) throw runExists(checkpoint.runId);
+        run = newRun(checkpoint, json, now);
         runs.set(run.runId, run);
         record(run, "started", startedData(run));
       } else {
         run = fence(lease);
       }
       const haltNo = ++halts;
-      const createdAt = toIso(now);
       run.halted = [];
-      for (const call of copy.pending) {
+      const requestsJson: string[] = [];
+      for (const call of checkpoint.pending) {
         const id = call.request.id;
         const expiresAt = call.deadline ?? call.request.expiresAt;
         const parsed = expiresAt === undefined ? Number.NaN : Date.parse(expiresAt);
@@ -104,7 +108,7 @@ export function writeOps(
             state: "waiting",
             haltNo,
             seq: ++seq,
-            createdAt,
+            createdMs: now,
           };
           run.requests.set(id, row);
           const rows = byRequest.get(id);
@@ -114,6 +118,7 @@ export function writeOps(
         // A known request keeps its state (an answer may have arrived while the run ran);
         // only what describes it is refreshed.
         row.requestJson = JSON.stringify(call.request);
+        requestsJson.push(row.requestJson);
         row.kind = String(call.request.kind);
         delete row.expiresAt;
         delete row.expiresMs;
@@ -136,10 +141,10 @@ export function writeOps(
       // The run moved on: earlier errors no longer count against it.
       run.failures = 0;
       run.errorJson = undefined;
-      run.sessionId = copy.sessionId;
-      run.agent = copy.agent;
+      run.sessionId = checkpoint.sessionId;
+      run.agent = checkpoint.agent;
       run.updatedMs = now;
-      record(run, "suspended", suspendedData(copy));
+      record(run, "suspended", undefined, suspendedJson(checkpoint, requestsJson));
       // Cancelled while it ran: nobody must answer it now, so it ends here.
       const cancel = askedCancel(run);
       if (cancel !== undefined) {
