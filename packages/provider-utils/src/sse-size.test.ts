@@ -41,20 +41,23 @@ const text =
   "event: e\nid: 7\ndata: été ✓\n\n\n: tail\ndata: cut";
 const bytes = new TextEncoder().encode(text);
 
-describe("EventSizeMeter", () => {
+describe.each([
+  { scan: "a Buffer view", options: {} },
+  { scan: "the typed array", options: { buffer: false } },
+])("EventSizeMeter scanning $scan", ({ options }) => {
   it("agrees with the byte-by-byte reading for the whole text in one chunk", () => {
-    expect(new EventSizeMeter().add(bytes)).toBe(new ByteMeter().add(bytes));
+    expect(new EventSizeMeter(options).add(bytes)).toBe(new ByteMeter().add(bytes));
   });
 
   it("agrees at every split into two chunks, and one byte per chunk", () => {
     for (let cut = 0; cut <= bytes.length; cut++) {
-      const fast = new EventSizeMeter();
+      const fast = new EventSizeMeter(options);
       const slow = new ByteMeter();
       for (const part of [bytes.subarray(0, cut), bytes.subarray(cut)]) {
         expect(fast.add(part), `cut at ${cut}`).toBe(slow.add(part));
       }
     }
-    const fast = new EventSizeMeter();
+    const fast = new EventSizeMeter(options);
     const slow = new ByteMeter();
     for (let i = 0; i < bytes.length; i++) {
       expect(fast.add(bytes.subarray(i, i + 1))).toBe(slow.add(bytes.subarray(i, i + 1)));
@@ -70,7 +73,7 @@ describe("EventSizeMeter", () => {
     const alphabet = [10, 13, 58, 100, 97, 116, 32];
     for (let round = 0; round < 200; round++) {
       const input = Uint8Array.from({ length: 1 + random(300) }, () => alphabet[random(7)] ?? 0);
-      const fast = new EventSizeMeter();
+      const fast = new EventSizeMeter(options);
       const slow = new ByteMeter();
       for (let at = 0; at < input.length; ) {
         const next = at + 1 + random(40);
@@ -82,7 +85,7 @@ describe("EventSizeMeter", () => {
   });
 
   it("counts one event's lines and line ends, and forgets it at the blank line", () => {
-    const meter = new EventSizeMeter();
+    const meter = new EventSizeMeter(options);
     expect(meter.add(new TextEncoder().encode("data: 12345\r\ndata: 1\n"))).toBe(20);
     expect(meter.add(new TextEncoder().encode("\ndata: 1"))).toBe(20);
     expect(meter.add(new TextEncoder().encode("2"))).toBe(8);

@@ -8,19 +8,31 @@ const COLON = 58;
  * OpenRouter's `: OPENROUTER PROCESSING` keep-alives) is not part of any event, so it only
  * counts while it is still unfinished (a parser holds an unfinished line whole).
  *
- * It walks a chunk line by line, finding line ends with `indexOf` (a native scan) rather than
- * looking at every byte in script: this runs on every byte of every streamed answer.
+ * It walks a chunk line by line, finding line ends with `indexOf` rather than looking at every
+ * byte in script: this runs on every byte of every streamed answer. Where Node's `Buffer` exists
+ * the chunk is scanned through a Buffer view of it (memchr, several times faster than a typed
+ * array's `indexOf`); elsewhere, or with `{ buffer: false }`, through the typed array itself.
  */
 export class EventSizeMeter {
+  readonly #buffer: BufferLike | undefined;
   #pending = 0;
   #commentLine = 0;
   #atLineStart = true;
   #inComment = false;
   #afterCR = false;
 
+  constructor(options: { buffer?: boolean } = {}) {
+    const buffer = (globalThis as { Buffer?: BufferLike }).Buffer;
+    this.#buffer = options.buffer === false ? undefined : buffer;
+  }
+
   /** Adds a chunk; returns the largest size the current event (or line) reached in it. */
-  add(bytes: Uint8Array): number {
+  add(chunk: Uint8Array): number {
     let largest = this.#pending + this.#commentLine;
+    const bytes: ByteScan =
+      this.#buffer === undefined
+        ? chunk
+        : this.#buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const length = bytes.length;
     // The next LF and CR at or after `i`; -1 once there is none left in the chunk.
     let nextLF = bytes.indexOf(LF);
@@ -69,4 +81,16 @@ export class EventSizeMeter {
     }
     return largest;
   }
+}
+
+/** What the meter reads of a chunk: a `Uint8Array` or a Node `Buffer` viewing the same bytes. */
+interface ByteScan {
+  readonly length: number;
+  readonly [index: number]: number;
+  indexOf(byte: number, from?: number): number;
+}
+
+/** Node's `Buffer`, as far as the meter uses it (no copy: a view of the same memory). */
+interface BufferLike {
+  from(buffer: ArrayBufferLike, byteOffset: number, length: number): ByteScan;
 }
