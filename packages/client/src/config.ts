@@ -73,10 +73,18 @@ function checkedInstrumentation(value: Instrumentation | undefined): Instrumenta
   return value;
 }
 
+// This process's part of every default owner, made once: random ids cost more than the rest
+// of createClient.
+let ownerBase: string | undefined;
+let owners = 0;
+
 /** Which process holds a lease: readable in an admin page, unique per client. */
 function defaultOwner(): string {
-  const proc = (globalThis as { process?: { pid?: number } }).process;
-  return `pid-${proc?.pid ?? "?"}-${randomId("w").slice(2, 10)}`;
+  if (ownerBase === undefined) {
+    const proc = (globalThis as { process?: { pid?: number } }).process;
+    ownerBase = `pid-${proc?.pid ?? "?"}-${randomId("w").slice(2, 10)}`;
+  }
+  return `${ownerBase}-${(++owners).toString(36)}`;
 }
 
 export function resolveConfig(options: ClientOptions): ResolvedConfig {
