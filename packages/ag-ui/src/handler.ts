@@ -70,20 +70,21 @@ async function handle<C extends WebCaller>(
       ? await resumeRun({ store, caller, allow: options.allow }, input.resume)
       : { runId: await start(options, caller, input, request), after: 0 };
 
-  // The client going away aborts the request's signal: the follower wakes and stops.
-  const events = followAsAgUi(store, runId, {
-    threadId: input.threadId,
-    runId: input.runId,
-    after,
-    signal: request.signal,
-    pollMs: options.pollMs,
-    maxEvents: options.maxStreamEvents,
-    maxMs: options.maxStreamMs,
-    waitForRunMs: options.waitForRunMs,
-    onError: (error) => reportError(options.onError, "@toolnexus/ag-ui", request, error),
-  });
+  // The client going away (the request's signal, or only the body cancelled) stops the follower.
+  const events = (gone: AbortSignal) =>
+    followAsAgUi(store, runId, {
+      threadId: input.threadId,
+      runId: input.runId,
+      after,
+      signal: gone,
+      pollMs: options.pollMs,
+      maxEvents: options.maxStreamEvents,
+      maxMs: options.maxStreamMs,
+      waitForRunMs: options.waitForRunMs,
+      onError: (error) => reportError(options.onError, "@toolnexus/ag-ui", request, error),
+    });
   return sseResponse({
-    frames: framesOf(events),
+    frames: (gone) => framesOf(events(gone)),
     signal: request.signal,
     heartbeatMs: options.heartbeatMs,
     onError: (error) => reportError(options.onError, "@toolnexus/ag-ui", request, error),

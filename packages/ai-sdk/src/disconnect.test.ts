@@ -4,7 +4,8 @@ import { createClient, memoryRunStore } from "@toolnexus/client";
 import { scriptedModel } from "@toolnexus/client/testing";
 import type { RunStore } from "@toolnexus/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { serveChat } from "./test-kit.js";
+import { createChatHandler } from "./handler.js";
+import { allowOwnChats, identifyByToken, serveChat } from "./test-kit.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -90,6 +91,64 @@ describe("a client that goes away", () => {
     expect(watches.open()).toBe(1);
     controller.abort();
     await reader.cancel().catch(() => {});
+    await watches.idle();
+    expect(watches.open()).toBe(0);
+  });
+
+  it("stops the follower when the host only cancels the body (its request signal never fires)", async () => {
+    const watches = countingWatches(memoryRunStore());
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    cleanups.push(() => release());
+    const client = createClient({
+      model: scriptedModel([
+        { content: "working", toolCalls: [{ id: "call_slow", name: "slow" }] },
+        { content: "done" },
+      ]),
+      tools: [
+        {
+          name: "slow",
+          description: "Waits until the test lets it go",
+          inputSchema: { type: "object", properties: {} },
+          source: "custom",
+          execute: async () => {
+            await released;
+            return { output: "ok", isError: false };
+          },
+        },
+      ],
+      runs: watches.store,
+    });
+    const handler = createChatHandler({
+      store: watches.store,
+      identify: identifyByToken,
+      allow: allowOwnChats,
+      pollMs: 20,
+      start: ({ chatId, prompt }) => {
+        void client.run(prompt, { durable: true, runId: "r1", sessionId: chatId }).catch(() => {});
+        return { runId: "r1" };
+      },
+    });
+    const response = await handler(
+      new Request("http://127.0.0.1/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer token-alice" },
+        body: JSON.stringify({
+          id: "a-1",
+          trigger: "submit-message",
+          messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "go" }] }],
+        }),
+      }),
+    );
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (!seen.includes('"type":"tool-input-available"')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended early: ${seen}`);
+      seen += value;
+    }
+    expect(watches.open()).toBe(1);
+    await reader.cancel();
     await watches.idle();
     expect(watches.open()).toBe(0);
   });

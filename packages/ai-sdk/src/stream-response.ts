@@ -35,7 +35,8 @@ export interface UIMessageStreamResponseOptions {
 /** The run's message (or what the events after `after` add to it) as a `200` UI message stream. */
 export function uiMessageStreamResponse(options: UIMessageStreamResponseOptions): Response {
   return sseResponse({
-    frames: frames(options),
+    // The signal sseResponse hands over also fires when the host only cancels the body.
+    frames: (gone) => frames({ ...options, signal: gone }),
     signal: options.signal,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     preamble: ": toolnexus\n\n",

@@ -92,4 +92,35 @@ describe("sseResponse", () => {
     expect(seen.startsWith(": heartbeat\n\n")).toBe(true);
     await reader.cancel();
   });
+
+  it("hands a frames function a signal that aborts when only the body is cancelled", async () => {
+    let given: AbortSignal | undefined;
+    let ended!: () => void;
+    const sourceEnded = new Promise<void>((resolve) => (ended = resolve));
+    async function* waiting(signal: AbortSignal) {
+      try {
+        yield "data: first\n\n";
+        // Waits for the client to go away, as a follower waits for a store's next event.
+        await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
+      } finally {
+        ended();
+      }
+    }
+    const response = sseResponse({
+      frames: (signal) => {
+        given = signal;
+        return waiting(signal);
+      },
+      signal: new AbortController().signal, // a host that never aborts it
+      heartbeatMs: 60_000,
+      onError: () => {},
+    });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (!seen.includes("data: first")) seen += (await reader.read()).value ?? "";
+    expect(given?.aborted).toBe(false);
+    await reader.cancel();
+    await sourceEnded;
+    expect(given?.aborted).toBe(true);
+  });
 });

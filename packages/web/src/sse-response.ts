@@ -5,8 +5,13 @@
 
 /** Options of {@link sseResponse}. */
 export interface SseResponseOptions {
-  /** The frames, each already SSE text ending in a blank line (`data: …\n\n`). */
-  frames: AsyncIterable<string>;
+  /**
+   * The frames, each already SSE text ending in a blank line (`data: …\n\n`). Given as a
+   * function, it is handed a signal that aborts when the client goes away, whether the host
+   * aborts the request's signal or only cancels the body (some frameworks do only that): a
+   * source waiting for its next frame can stop at once instead of at its next frame.
+   */
+  frames: AsyncIterable<string> | ((signal: AbortSignal) => AsyncIterable<string>);
   /** The request's signal: the client went away. */
   signal: AbortSignal;
   /** A `: heartbeat` comment this often while the stream is open (ms). */
@@ -30,7 +35,10 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
 /** A `200` event stream of `frames`; see {@link SseResponseOptions}. */
 export function sseResponse(options: SseResponseOptions): Response {
   const encoder = new TextEncoder();
-  const iterator = options.frames[Symbol.asyncIterator]();
+  const gone = new AbortController();
+  const source =
+    typeof options.frames === "function" ? options.frames(gone.signal) : options.frames;
+  const iterator = source[Symbol.asyncIterator]();
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let closed = false;
   const cleanup = () => {
@@ -38,6 +46,7 @@ export function sseResponse(options: SseResponseOptions): Response {
     closed = true;
     clearInterval(heartbeat);
     options.signal.removeEventListener("abort", onAbort);
+    gone.abort();
     void Promise.resolve()
       .then(() => iterator.return?.(undefined))
       .catch(() => {});
