@@ -16,13 +16,12 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { createClient } from "@toolnexus/client";
-import { pending, toolCall } from "@toolnexus/core";
-import { nativeTool } from "@toolnexus/native";
 import { z } from "zod";
 import { startCluster } from "../events/pg.mjs";
 import { peers } from "../src/peers.mjs";
 import { spread } from "../src/stats.mjs";
 import { statementCounter } from "./count.mjs";
+import { approvalModel, approvalTool, FINAL, PROMPT } from "./scripted.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -34,8 +33,6 @@ const { values: args } = parseArgs({
 });
 const ROUNDS = Number(args.rounds);
 const CYCLES = Number(args.cycles);
-const PROMPT = "What is 2 + 3?";
-const FINAL = "2 + 3 = 5";
 
 const cluster = await startCluster();
 const counter = statementCounter();
@@ -47,33 +44,8 @@ const { postgresStore } = args.store
 const store = postgresStore({ connectionString: cluster.url }, { schema: "bench_toolnexus" });
 counter.track(store.pool);
 await store.migrate();
-const input = z.object({ a: z.number(), b: z.number() });
-let responses = 0;
-const approvedAdd = nativeTool({
-  name: "add",
-  description: "Add two numbers once a human approves",
-  input,
-  ctx: true,
-  run: ({ a, b }, ctx) => {
-    if (ctx.answer?.ok !== true) return pending({ kind: "approval", prompt: "Allow add?" });
-    return a + b;
-  },
-});
-const model = {
-  id: "scripted",
-  async generate(request) {
-    const last = request.messages[request.messages.length - 1];
-    if (last.role !== "tool") {
-      return {
-        id: `r${++responses}`,
-        text: "",
-        toolCalls: [toolCall("c1", "add", '{"a":2,"b":3}')],
-        finishReason: "tool_calls",
-      };
-    }
-    return { id: `r${++responses}`, text: FINAL, toolCalls: [], finishReason: "stop" };
-  },
-};
+const model = approvalModel();
+const approvedAdd = approvalTool();
 const counted = counter.storeView(store);
 const ours = createClient({ model, tools: [approvedAdd], runs: counted });
 let runs = 0;
@@ -100,6 +72,7 @@ const saver = PostgresSaver.fromConnString(cluster.url, { schema: "bench_langgra
 counter.track(saver.pool);
 await saver.setup();
 const { AIMessage } = lg.messages;
+let responses = 0;
 class ScriptedChatModel extends lg.chatModels.BaseChatModel {
   _llmType() {
     return "scripted";
@@ -125,7 +98,11 @@ const lgAdd = lg.tools.tool(
     const approved = lg.langgraph.interrupt({ kind: "approval", prompt: "Allow add?" });
     return approved === true ? a + b : "declined";
   },
-  { name: "add", description: "Add two numbers once a human approves", schema: input },
+  {
+    name: "add",
+    description: "Add two numbers once a human approves",
+    schema: z.object({ a: z.number(), b: z.number() }),
+  },
 );
 const graph = lg.prebuilt.createReactAgent({
   llm: new ScriptedChatModel({}),
