@@ -2,7 +2,7 @@ import type { AGUIEvent } from "@ag-ui/core";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { createClient, memoryRunStore } from "@toolnexus/client";
 import { scriptedModel } from "@toolnexus/client/testing";
-import type { Tool } from "@toolnexus/core";
+import type { RunStore, Tool } from "@toolnexus/core";
 import { describe, expect, it } from "vitest";
 import { agentClient } from "./fixtures/agent.mjs";
 import { followAsAgUi } from "./follow.js";
@@ -37,6 +37,36 @@ async function longRun(turns: number) {
   const client = createClient({ model, tools: [echo], runs: store, maxTurns: turns + 2 });
   await client.run("go", { runId: "long", durable: true });
   return store;
+}
+
+/** A durable run `runId` on `store` that sits in a tool call until `release()`. */
+async function busyRun(store: RunStore, runId: string) {
+  const model = scriptedModel([
+    { toolCalls: [{ id: "c1", name: "wait", arguments: {} }] },
+    { content: "ok" },
+  ]);
+  let release: () => void = () => {};
+  let running: Promise<unknown> = Promise.resolve();
+  const started = new Promise<void>((resolve) => {
+    const wait: Tool = {
+      name: "wait",
+      description: "Waits until released",
+      inputSchema: { type: "object", properties: {} },
+      source: "custom",
+      execute: () => {
+        resolve();
+        return new Promise((done) => {
+          release = () => done({ output: "released", isError: false });
+        });
+      },
+    };
+    running = createClient({ model, tools: [wait], runs: store }).run("go", {
+      runId,
+      durable: true,
+    });
+  });
+  await started;
+  return { release: () => release(), running };
 }
 
 describe("followAsAgUi", () => {
@@ -114,31 +144,7 @@ describe("followAsAgUi", () => {
 
   it("ends without a last event when its signal aborts", async () => {
     const store = memoryRunStore();
-    const model = scriptedModel([
-      { toolCalls: [{ id: "c1", name: "wait", arguments: {} }] },
-      { content: "ok" },
-    ]);
-    let release: () => void = () => {};
-    let running: Promise<unknown> = Promise.resolve();
-    const started = new Promise<void>((resolve) => {
-      const wait: Tool = {
-        name: "wait",
-        description: "Waits until released",
-        inputSchema: { type: "object", properties: {} },
-        source: "custom",
-        execute: () => {
-          resolve();
-          return new Promise((done) => {
-            release = () => done({ output: "released", isError: false });
-          });
-        },
-      };
-      running = createClient({ model, tools: [wait], runs: store }).run("go", {
-        runId: "busy",
-        durable: true,
-      });
-    });
-    await started;
+    const { release, running } = await busyRun(store, "busy");
     const controller = new AbortController();
     const seen: string[] = [];
     for await (const event of followAsAgUi(store, "busy", {
@@ -158,31 +164,7 @@ describe("followAsAgUi", () => {
 
   it("ends with RUN_ERROR stream_limit at its time cap while the run sits in a tool", async () => {
     const store = memoryRunStore();
-    const model = scriptedModel([
-      { toolCalls: [{ id: "c1", name: "wait", arguments: {} }] },
-      { content: "ok" },
-    ]);
-    let release: () => void = () => {};
-    let running: Promise<unknown> = Promise.resolve();
-    const started = new Promise<void>((resolve) => {
-      const wait: Tool = {
-        name: "wait",
-        description: "Waits until released",
-        inputSchema: { type: "object", properties: {} },
-        source: "custom",
-        execute: () => {
-          resolve();
-          return new Promise((done) => {
-            release = () => done({ output: "released", isError: false });
-          });
-        },
-      };
-      running = createClient({ model, tools: [wait], runs: store }).run("go", {
-        runId: "slow",
-        durable: true,
-      });
-    });
-    await started;
+    const { release, running } = await busyRun(store, "slow");
     try {
       const events = await collect(
         followAsAgUi(store, "slow", { threadId: "T", runId: "R", pollMs: 10, maxMs: 100 }),

@@ -43,33 +43,38 @@ function countingWatches(store: RunStore) {
   };
 }
 
+/** A client whose one tool waits until the test ends, so the run records nothing meanwhile. */
+function slowClient(store: RunStore) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  cleanups.push(() => release());
+  return createClient({
+    model: scriptedModel([
+      { content: "working", toolCalls: [{ id: "call_slow", name: "slow" }] },
+      { content: "done" },
+    ]),
+    tools: [
+      {
+        name: "slow",
+        description: "Waits until the test lets it go",
+        inputSchema: { type: "object", properties: {} },
+        source: "custom",
+        execute: async () => {
+          await released;
+          return { output: "ok", isError: false };
+        },
+      },
+    ],
+    runs: store,
+  });
+}
+
 describe("a client that goes away", () => {
   it("stops the stream's follower while the run waits in a tool", async () => {
     const watches = countingWatches(memoryRunStore());
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const client = createClient({
-      model: scriptedModel([
-        { content: "working", toolCalls: [{ id: "call_slow", name: "slow" }] },
-        { content: "done" },
-      ]),
-      tools: [
-        {
-          name: "slow",
-          description: "Waits until the test lets it go",
-          inputSchema: { type: "object", properties: {} },
-          source: "custom",
-          execute: async () => {
-            await released;
-            return { output: "ok", isError: false };
-          },
-        },
-      ],
-      runs: watches.store,
-    });
+    const client = slowClient(watches.store);
     const served = await serveChat(watches.store, client, { pollMs: 20 });
     cleanups.push(() => served.close());
-    cleanups.push(() => release());
     const controller = new AbortController();
     const response = await fetch(served.api, {
       method: "POST",
@@ -97,28 +102,7 @@ describe("a client that goes away", () => {
 
   it("stops the follower when the host only cancels the body (its request signal never fires)", async () => {
     const watches = countingWatches(memoryRunStore());
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    cleanups.push(() => release());
-    const client = createClient({
-      model: scriptedModel([
-        { content: "working", toolCalls: [{ id: "call_slow", name: "slow" }] },
-        { content: "done" },
-      ]),
-      tools: [
-        {
-          name: "slow",
-          description: "Waits until the test lets it go",
-          inputSchema: { type: "object", properties: {} },
-          source: "custom",
-          execute: async () => {
-            await released;
-            return { output: "ok", isError: false };
-          },
-        },
-      ],
-      runs: watches.store,
-    });
+    const client = slowClient(watches.store);
     const handler = createChatHandler({
       store: watches.store,
       identify: identifyByToken,
