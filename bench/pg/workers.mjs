@@ -148,12 +148,12 @@ console.log(
   `${cluster.version}, Node ${process.version}, ${RUNS} ready runs, model ${MODEL_MS} ms per turn, pool ${POOL}\n`,
 );
 console.log(
-  "| workers × concurrency | runs/s | ceiling (slots / model turn) | claims (empty) | NOTIFY wake-ups | statements/run | worker CPU ms/run | server CPU ms/run | load 1 min |",
+  "| workers × concurrency | runs/s | ceiling (slots / model turn) | claims (empty) | NOTIFY wake-ups | statements/run | worker CPU ms/run | server CPU ms/run | cores used | load 1 min |",
 );
-console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const r of results) {
   console.log(
-    `| ${r.workers} × ${r.concurrency} | ${f(r.runsPerSecond)} | ${f(r.ceiling, 0)} | ${r.claims} (${r.emptyClaims}) | ${r.wakeups} | ${f(r.statementsPerRun)} | ${f(r.workerCpuMsPerRun, 2)} | ${f(r.serverCpuMsPerRun, 2)} | ${r.load1.map((l) => f(l)).join(" / ")} |`,
+    `| ${r.workers} × ${r.concurrency} | ${f(r.runsPerSecond)} | ${f(r.ceiling, 0)} | ${r.claims} (${r.emptyClaims}) | ${r.wakeups} | ${f(r.statementsPerRun)} | ${f(r.workerCpuMsPerRun, 2)} | ${f(r.serverCpuMsPerRun, 2)} | ${f((r.runsPerSecond * (r.workerCpuMsPerRun + r.serverCpuMsPerRun)) / 1000, 2)} | ${r.load1.map((l) => f(l)).join(" / ")} |`,
   );
 }
 console.log(
