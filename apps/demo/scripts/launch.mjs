@@ -14,7 +14,8 @@ import { fileURLToPath } from "node:url";
 const DEMO_DIR = fileURLToPath(new URL("..", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const TURBO = fileURLToPath(new URL("../../../node_modules/turbo/bin/turbo", import.meta.url));
-const BUILD = ["run", "build", "--filter=@toolnexus/demo^...", "--output-logs=errors-only"];
+// The demo itself too: its page is a Vite build (dist/web).
+const BUILD = ["run", "build", "--filter=@toolnexus/demo...", "--output-logs=errors-only"];
 /** A build that takes longer than this says what it is doing (a cached one takes ~0.3 s). */
 const QUIET_MS = 1500;
 

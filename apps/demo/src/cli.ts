@@ -72,7 +72,8 @@ usage: ${DEMO} [command] [flags]
   pending [--json]              list the requests that wait (or expired)
   mcp [answer flags]            a local MCP server's tool in the loop, its question asked here
   serve [--port 4173] [--host 127.0.0.1]
-                                the inbox in a browser
+                                the chat and the inbox in a browser, with a worker process
+  worker                        continue answered runs from the file until Ctrl-C
 
 answer flags (used when there is no terminal to ask, or to skip the prompt; off a terminal,
 nothing is decided for a person without one: a question no flag answers is declined):
@@ -181,6 +182,15 @@ function carriedFlags(values: Values, choice: ModelChoice, env: NodeJS.ProcessEn
     if (choice.baseUrl !== undefined) parts.push("--base-url", quoteArg(choice.baseUrl));
   }
   return parts.length === 0 ? "" : ` ${parts.join(" ")}`;
+}
+
+/** The model flags as arguments, for a child process on the same model (the serve's worker). */
+function modelFlags(choice: ModelChoice): string[] {
+  if (choice.provider === "scripted") return [];
+  const flags = ["--provider", choice.provider];
+  if (choice.model !== undefined) flags.push("--model", choice.model);
+  if (choice.baseUrl !== undefined) flags.push("--base-url", choice.baseUrl);
+  return flags;
 }
 
 /** Just the `--db` flag (or none), for commands that only read the file. */
@@ -683,7 +693,12 @@ export async function main(argv: readonly string[]): Promise<number> {
           host: values.host,
           choice,
           printer,
+          workerFlags: modelFlags(choice),
         });
+      }
+      case "worker": {
+        const { workerCommand } = await import("./worker.js");
+        return await workerCommand({ dbPath: dbPath(values.db), choice, printer });
       }
       default:
         throw new UsageError(`unknown command "${command}"; see ${DEMO} --help`);

@@ -3,7 +3,8 @@
 // mount it. Under /inbox are the demo's own reads, for what the handler does not serve: the live
 // state (what waits across runs, and the recent sessions) and a session's transcript with its
 // times. This server also continues the runs an answer made ready (the demo's worker).
-import { readFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { userInfo } from "node:os";
@@ -11,6 +12,7 @@ import { CheckpointError, SuspensionNotFoundError } from "@toolnexus/core";
 import type { SqliteStore } from "@toolnexus/store-sqlite";
 import { createWebHandler, WebError, type WebHandler } from "@toolnexus/web";
 import { toNodeListener } from "@toolnexus/web/node";
+import { AG_UI_PATH, agUiHandler, CHAT_API, chatHandler } from "./chat.js";
 import { Inbox, SessionNotFoundError } from "./inbox.js";
 import { demoCommand } from "./invocation.js";
 import { createModel, describeModel, type ModelChoice } from "./models.js";
@@ -26,6 +28,7 @@ import {
 } from "./setup.js";
 import { printable } from "./terminal-text.js";
 import { timelinePath } from "./timeline.js";
+import { spawnWorker } from "./worker.js";
 
 export { Inbox } from "./inbox.js";
 
@@ -42,14 +45,41 @@ export interface ServeOptions {
   host: string | undefined;
   choice: ModelChoice;
   printer: Printer;
+  /** The model flags to start the worker process with (the same model as this server). */
+  workerFlags?: readonly string[];
 }
 
-const WEB_DIR = new URL("./web/", import.meta.url);
-const ASSETS: Record<string, { file: string; type: string }> = {
-  "/": { file: "index.html", type: "text/html; charset=utf-8" },
-  "/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
-  "/style.css": { file: "style.css", type: "text/css; charset=utf-8" },
+/** The page: the Vite build of web/ (`pnpm --filter @toolnexus/demo build`, run by the launcher). */
+const BUILT_DIR = new URL("../dist/web/", import.meta.url);
+/** Before a build, the page's source: it says how to build it. */
+const SOURCE_DIR = new URL("../web/", import.meta.url);
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  svg: "image/svg+xml",
+  png: "image/png",
 };
+/** Only the built files' own names: no path can leave the folder. */
+const ASSET_PATH = /^\/assets\/[\w-]+(\.[\w-]+)*\.(js|css|svg|png)$/;
+
+/** Whether the page was built (the server serves the source page, which says how, otherwise). */
+export function pageBuilt(): boolean {
+  return existsSync(new URL("index.html", BUILT_DIR));
+}
+
+function asset(path: string): { file: URL; type: string } | undefined {
+  if (path === "/") {
+    return {
+      file: new URL("index.html", pageBuilt() ? BUILT_DIR : SOURCE_DIR),
+      type: TYPES.html!,
+    };
+  }
+  if (!ASSET_PATH.test(path)) return undefined;
+  const file = new URL(`.${path}`, BUILT_DIR);
+  if (!existsSync(file)) return undefined;
+  return { file, type: TYPES[path.slice(path.lastIndexOf(".") + 1)]! };
+}
 
 /**
  * Who is answering: the inbox serves one person on this machine, so everyone who reaches it
@@ -182,8 +212,16 @@ export function handler(
   allowedHosts: ReadonlySet<string> | undefined,
   log: (text: string) => void,
   identity: string = localIdentity(),
+  /**
+   * Whether this server continues answered runs itself; `demo serve` leaves them to its worker
+   * process instead.
+   */
+  continueAnswers = true,
 ) {
-  const api = toNodeListener(withContinuation(inbox, inboxWebHandler(inbox, store, identity, log)));
+  const web = inboxWebHandler(inbox, store, identity, log);
+  const api = toNodeListener(continueAnswers ? withContinuation(inbox, web) : web);
+  const chat = toNodeListener(chatHandler(inbox, store, identity, log));
+  const agUi = toNodeListener(agUiHandler(inbox, store, identity, log));
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       // Only names this server was started on: a page on another site cannot reach it through
@@ -196,9 +234,9 @@ export function handler(
       const url = new URL(req.url ?? "/", `http://${host}`);
       const path = url.pathname;
 
-      if (req.method === "GET" && ASSETS[path] !== undefined) {
-        const asset = ASSETS[path];
-        let body: string | Buffer = readFileSync(new URL(asset.file, WEB_DIR));
+      const page = req.method === "GET" ? asset(path) : undefined;
+      if (page !== undefined) {
+        let body: string | Buffer = readFileSync(page.file);
         if (path === "/") {
           // The state goes into the page itself, so its first paint shows what waits (a JSON
           // data block, which the script reads; the policy below still runs no inline script).
@@ -215,7 +253,7 @@ export function handler(
             );
         }
         res.writeHead(200, {
-          "content-type": asset.type,
+          "content-type": page.type,
           "cache-control": "no-store",
           "content-security-policy":
             "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
@@ -261,6 +299,14 @@ export function handler(
           sendError(res, 409, "not_continuable", refused);
           return;
         }
+      }
+      if (path === CHAT_API || path.startsWith(`${CHAT_API}/`)) {
+        await chat(req, res);
+        return;
+      }
+      if (path === AG_UI_PATH) {
+        await agUi(req, res);
+        return;
       }
       if (path === API_BASE || path.startsWith(`${API_BASE}/`)) {
         await api(req, res);
@@ -329,11 +375,32 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const allowedHosts = loopback
     ? new Set([...LOOPBACK].map((name) => `${name.includes(":") ? `[${name}]` : name}:${actual}`))
     : undefined;
-  server.on("request", handler(inbox, store, allowedHosts, log));
+  let stopping = false;
+  // The worker: another process on the same file continues what is answered here.
+  const worker: ChildProcess = spawnWorker(options.dbPath, options.workerFlags ?? [], log);
+  const workerReady = new Promise<void>((resolve) => {
+    const onData = (chunk: Buffer) => {
+      if (chunk.toString("utf8").includes("worker ready")) resolve();
+    };
+    worker.stdout?.on("data", onData);
+    worker.once("exit", () => resolve());
+  });
+  worker.once("exit", (code, signal) => {
+    if (!stopping)
+      log(`✗ the worker process ended (${code ?? signal}); answered runs wait for a new one`);
+  });
+  server.on("request", handler(inbox, store, allowedHosts, log, localIdentity(), false));
+  await workerReady;
 
   const shownHost = host.includes(":") ? `[${host}]` : host;
   printer.heading("toolnexus demo · inbox", "");
   printer.line(`  ${s.bold(`http://${shownHost}:${actual}/`)}`);
+  if (!pageBuilt()) {
+    printer.line(
+      s.yellow("  the page is not built: run `npx -y pnpm@12.4.2 --filter @toolnexus/demo build`"),
+    );
+  }
+  printer.line(s.dim(`  worker   process ${worker.pid} continues the answered runs`));
   printer.line(
     s.dim(
       `  store    ${shownPath(options.dbPath)} (shared with ${demoCommand()} --durable / resume / pending)`,
@@ -354,6 +421,8 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
 
   await new Promise<void>((resolve) => {
     const stop = () => {
+      stopping = true;
+      worker.kill("SIGTERM");
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
       clearInterval(poll);
@@ -363,6 +432,9 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+  if (worker.exitCode === null && worker.signalCode === null) {
+    await new Promise((resolve) => worker.once("exit", resolve));
+  }
   store.close();
   printer.line(s.dim("  stopped"));
   return 0;
