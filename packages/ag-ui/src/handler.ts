@@ -60,6 +60,22 @@ async function handle<C extends WebCaller>(
   }
   checkOrigin(request, url, options.allowedOrigins);
   const caller = await identifyCaller(options.identify, request);
+  // A slot is taken before anything is started or recorded, and freed when its stream ends.
+  const release = options.streams.take(caller.id);
+  try {
+    return await stream(options, request, caller, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+async function stream<C extends WebCaller>(
+  options: ResolvedAgUiOptions<C>,
+  request: Request,
+  caller: C,
+  release: () => void,
+): Promise<Response> {
   const input = checkRunAgentInput(await readJson(request, options.maxBodyBytes));
   const { store } = options;
   if (typeof store.readEvents !== "function") {
@@ -87,6 +103,7 @@ async function handle<C extends WebCaller>(
     frames: (gone) => framesOf(events(gone)),
     signal: request.signal,
     heartbeatMs: options.heartbeatMs,
+    onClose: release,
     onError: (error) => reportError(options.onError, "@toolnexus/ag-ui", request, error),
   });
 }

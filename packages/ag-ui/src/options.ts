@@ -3,7 +3,10 @@ import type { RunAgentInput } from "@ag-ui/core";
 import type { RunStore } from "@toolnexus/core";
 import {
   allowedOriginsOf,
+  DEFAULT_MAX_STREAMS_PER_CALLER,
   type ErrorContext,
+  type StreamSlots,
+  streamSlots,
   type WebAccess,
   type WebCaller,
 } from "@toolnexus/web";
@@ -53,6 +56,11 @@ export interface AgUiHandlerOptions<C extends WebCaller = WebCaller> {
    * (the run goes on; follow it again with a new request).
    */
   maxStreamMs?: number;
+  /**
+   * Most streams one caller holds open at once (default 16; counted in this process); one more
+   * is refused `429 too_many_streams` before anything is started or recorded.
+   */
+  maxStreamsPerCaller?: number;
   /** How long a stream waits for a started run to appear in the store (ms, default 30 000). */
   waitForRunMs?: number;
   /** A comment line on an idle stream this often (ms, default 15 000), so proxies keep it. */
@@ -73,6 +81,7 @@ export interface ResolvedAgUiOptions<C extends WebCaller>
   maxBodyBytes: number;
   maxStreamEvents: number;
   maxStreamMs: number;
+  streams: StreamSlots;
   waitForRunMs: number;
   heartbeatMs: number;
   pollMs: number;
@@ -115,6 +124,9 @@ export function resolveAgUiOptions<C extends WebCaller>(
     allowedOrigins: allowedOriginsOf(options.allowedOrigins, "createAgUiHandler"),
     maxBodyBytes: whole(options.maxBodyBytes, "maxBodyBytes", DEFAULT_AG_UI_MAX_BODY_BYTES),
     maxStreamMs: whole(options.maxStreamMs, "maxStreamMs", DEFAULT_MAX_STREAM_MS),
+    streams: streamSlots(
+      whole(options.maxStreamsPerCaller, "maxStreamsPerCaller", DEFAULT_MAX_STREAMS_PER_CALLER),
+    ),
     maxStreamEvents: whole(
       options.maxStreamEvents,
       "maxStreamEvents",

@@ -60,3 +60,48 @@ it("ends a new run's stream with an error when the run never reaches the store",
     { type: "finish", finishReason: "error" },
   ]);
 });
+
+it("refuses a caller's stream past maxStreamsPerCaller with 429, before starting anything", async () => {
+  const store = memoryRunStore();
+  let starts = 0;
+  const served = await serveChat(store, agentClient(store), {
+    pollMs: 20,
+    maxStreamsPerCaller: 1,
+    startTimeoutMs: 600_000,
+    // Never stored: each stream waits for its run, holding its slot until the client leaves.
+    start: () => ({ runId: `never-stored-${++starts}` }),
+  });
+  cleanups.push(() => served.close());
+  const leave = new AbortController();
+  cleanups.push(() => leave.abort());
+  const post = (token: string, chatId: string) =>
+    fetch(served.api, {
+      method: "POST",
+      signal: leave.signal,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        id: chatId,
+        trigger: "submit-message",
+        messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "hi" }] }],
+      }),
+    });
+  // A refused request holds no slot: a 404 and a 400 come and go.
+  const alice = { authorization: "Bearer token-alice" };
+  expect((await fetch(`${served.api}/x/y`, { headers: alice })).status).toBe(404);
+  const bad = await fetch(served.api, {
+    method: "POST",
+    headers: { ...alice, "content-type": "application/json" },
+    body: "{}",
+  });
+  expect(bad.status).toBe(400);
+
+  expect((await post("token-alice", "a-1")).status).toBe(200);
+  const second = await post("token-alice", "a-2");
+  expect(second.status).toBe(429);
+  expect(((await second.json()) as { error: { code: string } }).error.code).toBe(
+    "too_many_streams",
+  );
+  expect(starts).toBe(1); // nothing was started for the refused one
+  expect((await post("token-bob", "b-1")).status).toBe(200); // bob's slots are his own
+  expect(starts).toBe(2);
+});

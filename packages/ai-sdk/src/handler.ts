@@ -61,6 +61,8 @@ interface Context<C extends WebCaller> {
   request: Request;
   caller: C;
   check: AccessCheck<C>;
+  /** Frees this request's stream slot (once its stream ends). */
+  release: () => void;
 }
 
 async function handle<C extends WebCaller>(
@@ -86,12 +88,30 @@ async function handle<C extends WebCaller>(
   }
   if (method === "POST") checkOrigin(request, url, options.allowedOrigins);
   const caller = await identifyCaller(options.identify, request);
+  // A slot is taken before anything is started or recorded, and freed when its stream ends.
+  const release = options.streams.take(caller.id);
   const ctx: Context<C> = {
     options,
     request,
     caller,
     check: { store: options.store, caller, allow: options.allow },
+    release,
   };
+  try {
+    const response = await route(ctx, streamOf);
+    if (response.status !== 200) release(); // a 204: nothing to stream
+    return response;
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+async function route<C extends WebCaller>(
+  ctx: Context<C>,
+  streamOf: RegExpExecArray | null,
+): Promise<Response> {
+  const { options, request } = ctx;
   if (streamOf) return resume(ctx, idOf(streamOf[1]!, "chat"));
   const body = chatRequestOf(await readJson(request, options.maxBodyBytes), options.maxMessages);
   if (body.trigger === "regenerate-message") {
@@ -123,6 +143,7 @@ function stream<C extends WebCaller>(
     heartbeatMs: options.heartbeatMs,
     pollMs: options.pollMs,
     maxStreamMs: options.maxStreamMs,
+    onClose: ctx.release,
     onError: (error) => reportError(options.onError, "@toolnexus/ai-sdk", request, error),
   });
 }

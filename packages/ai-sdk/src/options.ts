@@ -1,7 +1,10 @@
 import type { RunStore } from "@toolnexus/core";
 import {
   allowedOriginsOf,
+  DEFAULT_MAX_STREAMS_PER_CALLER,
   type ErrorContext,
+  type StreamSlots,
+  streamSlots,
   type WebAccess,
   type WebCaller,
 } from "@toolnexus/web";
@@ -65,6 +68,11 @@ export interface ChatHandlerOptions<C extends WebCaller = WebCaller> {
    * and `useChat`'s `resumeStream()` (or a reload) picks the run up again.
    */
   maxStreamMs?: number;
+  /**
+   * Most streams one caller holds open at once (default 16; counted in this process); one more
+   * is refused `429 too_many_streams` before anything is started or recorded.
+   */
+  maxStreamsPerCaller?: number;
   /** How long a stream waits for a just-started run to appear in the store (ms, default 30 000). */
   startTimeoutMs?: number;
   /** Called with every unexpected error, with the id its response (or error chunk) names. */
@@ -90,6 +98,7 @@ export interface ResolvedChatOptions<C extends WebCaller>
   pollMs: number;
   maxStreamMs: number;
   startTimeoutMs: number;
+  streams: StreamSlots;
 }
 
 function positive(value: unknown, name: string, fallback: number): number {
@@ -141,5 +150,8 @@ export function resolveChatOptions<C extends WebCaller>(
     pollMs: positive(options.pollMs, "pollMs", 250),
     maxStreamMs: positive(options.maxStreamMs, "maxStreamMs", DEFAULT_MAX_STREAM_MS),
     startTimeoutMs: positive(options.startTimeoutMs, "startTimeoutMs", DEFAULT_START_TIMEOUT_MS),
+    streams: streamSlots(
+      positive(options.maxStreamsPerCaller, "maxStreamsPerCaller", DEFAULT_MAX_STREAMS_PER_CALLER),
+    ),
   };
 }

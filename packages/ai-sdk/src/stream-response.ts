@@ -19,6 +19,8 @@ export interface UIMessageStreamResponseOptions {
   after?: number;
   /** The request's signal: the client went away. */
   signal: AbortSignal;
+  /** Called once when the stream ends, however it ends (a stream slot's release). */
+  onClose?: () => void;
   /** Wait this long for the run to appear in the store (a run just started), ms (default 0). */
   waitForRunMs?: number;
   heartbeatMs?: number;
@@ -41,6 +43,7 @@ export function uiMessageStreamResponse(options: UIMessageStreamResponseOptions)
     heartbeatMs: options.heartbeatMs ?? 15_000,
     preamble: ": toolnexus\n\n",
     headers: UI_MESSAGE_STREAM_HEADERS,
+    ...(options.onClose === undefined ? {} : { onClose: options.onClose }),
     // frames() turns its own errors into error chunks: whatever reaches here is a write failure.
     onError: (error) => void options.onError(error),
   });

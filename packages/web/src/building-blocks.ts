@@ -19,3 +19,5 @@ export {
 } from "./run-access.js";
 export type { SseResponseOptions } from "./sse-response.js";
 export { SSE_HEADERS, sseResponse } from "./sse-response.js";
+export type { StreamSlots } from "./stream-slots.js";
+export { DEFAULT_MAX_STREAMS_PER_CALLER, streamSlots } from "./stream-slots.js";

@@ -15,6 +15,7 @@ export type WebErrorCode =
   | "payload_too_large"
   | "unsupported_media_type"
   | "not_implemented"
+  | "too_many_streams"
   | "internal";
 
 /** The JSON body of every error response. */

@@ -1,4 +1,4 @@
-export type { AccessCheck, OnError, SseResponseOptions } from "./building-blocks.js";
+export type { AccessCheck, OnError, SseResponseOptions, StreamSlots } from "./building-blocks.js";
 export {
   allowedOriginsOf,
   answerOf,
@@ -6,6 +6,7 @@ export {
   authorizeRun,
   checkAgainstSchema,
   checkOrigin,
+  DEFAULT_MAX_STREAMS_PER_CALLER,
   errorResponse,
   identifyCaller,
   idOf,
@@ -20,6 +21,7 @@ export {
   SSE_HEADERS,
   schemaOf,
   sseResponse,
+  streamSlots,
 } from "./building-blocks.js";
 export type { WebErrorBody, WebErrorCode } from "./errors.js";
 export { WebError } from "./errors.js";

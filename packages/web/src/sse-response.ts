@@ -20,6 +20,8 @@ export interface SseResponseOptions {
   preamble?: string;
   /** Headers besides the event-stream ones (a protocol's version header). */
   headers?: Record<string, string>;
+  /** Called once when the stream ends, however it ends (a stream slot's release). */
+  onClose?: () => void;
   /** An error thrown by `frames`: the host's to log; the stream just ends. */
   onError: (error: unknown) => void;
 }
@@ -47,6 +49,7 @@ export function sseResponse(options: SseResponseOptions): Response {
     clearInterval(heartbeat);
     options.signal.removeEventListener("abort", onAbort);
     gone.abort();
+    options.onClose?.();
     void Promise.resolve()
       .then(() => iterator.return?.(undefined))
       .catch(() => {});
