@@ -16,7 +16,10 @@ type Awaitable<T> = T | Promise<T>;
 /** What your `start` is given for a new user message. */
 export interface ChatStartContext<C extends WebCaller> {
   caller: C;
-  /** `useChat`'s chat id: a good `sessionId` for the run. */
+  /**
+   * `useChat`'s chat id, chosen by the browser: combine it with the caller's id for the run's
+   * `sessionId` (`${caller.id}:${chatId}`), so nobody starts runs in someone else's session.
+   */
   chatId: string;
   /** The new user message's text (its text parts joined by blank lines). */
   prompt: string;
