@@ -10,7 +10,6 @@ import {
   ms,
   NOW_MS,
   plain,
-  RUN_COLUMNS,
   type RunRow,
   readAnswer,
   readCheckpoint,
@@ -20,6 +19,15 @@ import {
 } from "./rows.js";
 
 type Reason = ClaimedRun["reason"];
+
+/** A run row as `claim_lock` returns it: locked, with the clock, its journal and its answers. */
+interface LockedRow extends RunRow {
+  run_key: Buffer;
+  now_ms: Int8;
+  journal: string[] | null;
+  answer_ids: string[] | null;
+  answers: string[] | null;
+}
 
 /** Why `row` can be claimed by id right now, or undefined when it cannot. */
 function reasonById(row: RunRow, now: number): Reason | undefined {
@@ -53,11 +61,32 @@ const REASONS: Partial<Record<RunRow["state"], Reason>> = {
 export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<ClaimedRun | undefined> {
   const { db, s, name } = ctx;
 
+  /**
+   * Locks the run (by key, or the one claimable longest of `agent`'s, skipping rows others hold)
+   * and reads it, the database's clock, its journal and its recorded answers after the lock, in
+   * one round trip (schema.ts, claim_lock). Workers of one agent take only its runs (`agent`
+   * given), or only runs without one (null).
+   */
+  const lock = async (
+    run: Run,
+    runKey: Buffer | null,
+    agent: string | null | undefined,
+  ): Promise<LockedRow | undefined> => {
+    const mode = agent === undefined ? 0 : agent === null ? 1 : 2;
+    const { rows } = await run<LockedRow>({
+      name: name("claim_lock"),
+      text: `SELECT * FROM ${s}.claim_lock($1, $2, $3)`,
+      values: [runKey, mode, typeof agent === "string" ? plain(agent) : null],
+    });
+    const row = rows[0];
+    return row === undefined || row.run_key === null ? undefined : row;
+  };
+
   /** Reads (and validates) everything a worker needs, then takes the lease; the row is locked. */
   const take = async (
     run: Run,
     runKey: Buffer,
-    row: RunRow,
+    row: LockedRow,
     reason: Reason,
     options: ClaimOptions,
   ): Promise<ClaimedRun> => {
@@ -72,25 +101,15 @@ export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<Claime
     if (options.runId === undefined && key(checkpoint.runId).equals(runKey)) {
       runId = checkpoint.runId;
     }
-    // The journal in write order and the recorded answers, in one round trip.
-    const { rows } = await run<{ kind: number; a: string; b: string | null }>({
-      name: name("claim_parts"),
-      text: `SELECT 0 AS kind, seq, json AS a, NULL AS b FROM ${s}.journal WHERE run_key = $1
-             UNION ALL
-             SELECT 1, 0, request_id, answer_json FROM ${s}.requests
-              WHERE run_key = $1 AND state = 'answered' AND answer_json IS NOT NULL
-             ORDER BY kind, seq`,
-      values: [runKey],
-    });
+    // The journal in write order and the recorded answers, read after the lock (claim_lock).
     const journal = [];
+    for (const json of row.journal ?? []) journal.push(readJournalEntry(json, runId));
     const recorded = new Map<string, Answer>();
-    for (const part of rows) {
-      if (part.kind === 0) journal.push(readJournalEntry(part.a, runId));
-      else {
-        const answer = readAnswer(part.b!, runId);
-        recorded.set(typeof answer.id === "string" ? answer.id : part.a, answer);
-      }
-    }
+    const answerIds = row.answer_ids ?? [];
+    (row.answers ?? []).forEach((json, i) => {
+      const answer = readAnswer(json, runId);
+      recorded.set(typeof answer.id === "string" ? answer.id : answerIds[i]!, answer);
+    });
     const answers: Answer[] = [];
     for (const call of checkpoint.pending) {
       const answer = recorded.get(call.request.id);
@@ -136,15 +155,8 @@ export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<Claime
     db.tx(async (run) => {
       // Waits for a transaction holding the run (an answer being recorded, another claim), then
       // sees the run as that one left it.
-      // Whether the lease ran out is asked of the database's clock, read with the row: a clock
-      // read before a wait for the lock is earlier, so it can only find a lease still live.
-      const { rows } = await run<RunRow & { now_ms: Int8 }>({
-        name: name("claim_by_id"),
-        text: `SELECT ${RUN_COLUMNS}, ${NOW_MS} AS now_ms FROM ${s}.runs WHERE run_key = $1
-                FOR NO KEY UPDATE`,
-        values: [key(options.runId)],
-      });
-      const row = rows[0];
+      // Whether the lease ran out is asked of the database's clock, once the row is locked.
+      const row = await lock(run, key(options.runId), null);
       if (row === undefined) return undefined;
       const reason = reasonById(row, ms(row.now_ms)!);
       if (reason === undefined) return undefined;
@@ -156,9 +168,6 @@ export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<Claime
       return take(run, key(options.runId), row, reason, options);
     });
 
-  // Workers of one agent take only its runs (`agent` given), or only runs without one (null).
-  const mine = (agent: string | null | undefined) =>
-    agent === undefined ? "" : agent === null ? "AND agent IS NULL" : "AND agent = $1";
   const generic = (options: ClaimOptions) =>
     db.tx(async (run) => {
       const agent = options.agent;
@@ -167,14 +176,7 @@ export function claimOp(ctx: Context): (options: ClaimOptions) => Promise<Claime
         // each other, and each run goes to exactly one of them.
         // Claimable by the database's clock: a worker whose own clock runs ahead cannot take
         // over a lease that is still live.
-        const { rows } = await run<RunRow & { run_key: Buffer }>({
-          name: name("claim_next"),
-          text: `SELECT run_key, ${RUN_COLUMNS} FROM ${s}.runs
-                  WHERE claim_ms IS NOT NULL AND claim_ms <= ${NOW_MS} ${mine(agent)}
-                  ORDER BY claim_ms LIMIT 1 FOR NO KEY UPDATE SKIP LOCKED`,
-          values: typeof agent === "string" ? [plain(agent)] : [],
-        });
-        const row = rows[0];
+        const row = await lock(run, null, agent);
         if (row === undefined) return undefined;
         const reason = REASONS[row.state];
         if (reason === undefined) return undefined;

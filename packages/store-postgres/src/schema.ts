@@ -154,6 +154,17 @@ function version2(s: string): string {
 `;
 }
 
+/** A `claim_lock` branch: the run row `where` picks, locked, into the function's OUT columns. */
+function lockRun(s: string, where: string, then: string): string {
+  return `SELECT r.run_key, r.run_id, r.session_id, r.agent, r.state, r.created_at, r.updated_ms,
+             r.owner, r.token, r.lease_expires_ms, r.ready_ms, r.wake_ms, r.failures,
+             r.error_json, r.checkpoint_json, r.result_json, r.cancel_json
+        INTO run_key, run_id, session_id, agent, state, created_at, updated_ms, owner, token,
+             lease_expires_ms, ready_ms, wake_ms, failures, error_json, checkpoint_json,
+             result_json, cancel_json
+        FROM ${s}.runs r WHERE ${where} ${then === "" ? "FOR NO KEY UPDATE" : then};`;
+}
+
 /**
  * Schema version 3: `halt_run`, a run's halt in one call (one round trip, its own transaction).
  * Its statements run in order, each seeing what the ones before it and every transaction that
@@ -163,9 +174,17 @@ function version2(s: string): string {
  * `o_state`: `waiting` or `ready`, or `exists` (a new run's id is taken) or `lost` (the lease no
  * longer holds), which wrote nothing; and `o_cancel`, the cancel asked of the run while it ran,
  * when it ended `cancelled` instead.
+ *
+ * And `claim_lock`: a claim's lock and reads in one call, inside the claim's transaction. It locks
+ * the run (by key, or the one claimable longest, skipping rows others hold), then reads the
+ * clock, the journal and the recorded answers after the lock; no row (all nulls) when nothing is
+ * claimable.
  */
 function version3(s: string): string {
   const now = "(floor(extract(epoch FROM clock_timestamp()) * 1000))::bigint";
+  // p_agent_mode: 0 any agent, 1 runs without one, 2 the runs of p_agent (each query its index).
+  const claimable = `r.claim_ms IS NOT NULL AND r.claim_ms <= ${now}`;
+  const next = "ORDER BY r.claim_ms LIMIT 1 FOR NO KEY UPDATE SKIP LOCKED";
   return `
   CREATE FUNCTION ${s}.halt_run(
     p_run_key bytea, p_run_id text, p_session_key bytea, p_session_id text, p_agent text,
@@ -254,6 +273,39 @@ function version3(s: string): string {
     VALUES (p_run_key, v_last, v_run_id, ${now}, 'cancelled', v_data);
   END
   $halt$;
+
+  CREATE FUNCTION ${s}.claim_lock(p_run_key bytea, p_agent_mode integer, p_agent text,
+    OUT run_key bytea, OUT run_id text, OUT session_id text, OUT agent text, OUT state text,
+    OUT created_at text, OUT updated_ms bigint, OUT owner text, OUT token integer,
+    OUT lease_expires_ms bigint, OUT ready_ms bigint, OUT wake_ms bigint, OUT failures integer,
+    OUT error_json text, OUT checkpoint_json text, OUT result_json text, OUT cancel_json text,
+    OUT now_ms bigint, OUT journal text[], OUT answer_ids text[], OUT answers text[])
+  LANGUAGE plpgsql AS $claim$
+  #variable_conflict use_column
+  DECLARE
+    v_key bytea;
+  BEGIN
+    IF p_run_key IS NOT NULL THEN
+      ${lockRun(s, "r.run_key = p_run_key", "")}
+    ELSIF p_agent_mode = 0 THEN
+      ${lockRun(s, claimable, next)}
+    ELSIF p_agent_mode = 1 THEN
+      ${lockRun(s, `${claimable} AND r.agent IS NULL`, next)}
+    ELSE
+      ${lockRun(s, `${claimable} AND r.agent = p_agent`, next)}
+    END IF;
+    IF NOT FOUND THEN RETURN; END IF;
+    v_key := run_key;
+    -- Read after the lock, each statement with a fresh snapshot: every entry a worker whose
+    -- lease ran out journaled (under the run's lock) before this claim took the row is here.
+    now_ms := ${now};
+    journal := ARRAY(SELECT j.json FROM ${s}.journal j WHERE j.run_key = v_key ORDER BY j.seq);
+    SELECT array_agg(q.request_id ORDER BY q.seq), array_agg(q.answer_json ORDER BY q.seq)
+      INTO answer_ids, answers
+      FROM ${s}.requests q
+     WHERE q.run_key = v_key AND q.state = 'answered' AND q.answer_json IS NOT NULL;
+  END
+  $claim$;
 `;
 }
 
