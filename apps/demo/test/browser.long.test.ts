@@ -4,6 +4,7 @@
 // chat (useChat over the server's chat handler) starts a run that halts in the server, the
 // answers go in through the page, and the worker continues the run while the chat follows it.
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { HttpAgent } from "@ag-ui/client";
 import { createClient } from "@toolnexus/client";
 import { scriptedModel } from "@toolnexus/client/testing";
@@ -12,7 +13,7 @@ import { nativeTool } from "@toolnexus/native";
 import { sqliteStore } from "@toolnexus/store-sqlite";
 import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DemoProcess, runDemo, startDemo, tempDir } from "./processes.js";
+import { DEMO_DIR, type DemoProcess, runDemo, startDemo, tempDir } from "./processes.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const WAIT = { timeout: 60_000 };
@@ -121,6 +122,10 @@ describe("the chat in Chromium, continued by the worker process", () => {
     const approval = tool(page, "rollback", "approval-requested");
     await approval.waitFor(WAIT);
     await serve.waitFor(new RegExp(`\\[worker ${workerPid}\\].*waits for approval`));
+    if (process.env.UPDATE_SCREENSHOT === "1") {
+      // The README's picture: the chat halted on the approval, beside the inbox.
+      await page.screenshot({ path: join(DEMO_DIR, "docs", "inbox.png"), fullPage: true });
+    }
 
     await approval.getByRole("button", { name: "Approve" }).click();
     const done = tool(page, "rollback", "output-available");
@@ -142,7 +147,7 @@ describe("the chat in Chromium, continued by the worker process", () => {
     await page.close();
   });
 
-  it("resumes after a reload with every part once; the inbox answers; Decline sends the person's reason", async () => {
+  it("resumes after a reload with every part once; the inbox answers; Decline records the person's reason", async () => {
     const page = await openChat();
     await page.getByRole("button", { name: "Send", exact: true }).click();
     const question = deployQuestion(page);

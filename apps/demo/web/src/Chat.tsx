@@ -50,7 +50,7 @@ function ApprovalButtons(props: {
   return (
     <div className="control">
       <div className="field">
-        <label htmlFor={id}>Reason if you decline (the assistant sees it)</label>
+        <label htmlFor={id}>Reason if you decline (recorded with the answer)</label>
         <input
           id={id}
           value={reason}
