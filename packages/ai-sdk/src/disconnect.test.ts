@@ -5,7 +5,7 @@ import { scriptedModel } from "@toolnexus/client/testing";
 import type { RunStore } from "@toolnexus/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { createChatHandler } from "./handler.js";
-import { allowOwnChats, identifyByToken, serveChat } from "./test-kit.js";
+import { allowOwnChats, identifyByToken, newMessage, serveChat } from "./test-kit.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -69,6 +69,18 @@ function slowClient(store: RunStore) {
   });
 }
 
+/** Reads `response` until `text` has come; returns the reader, the rest unread. */
+async function readUntil(response: Response, text: string) {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  while (!seen.includes(text)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the stream ended early: ${seen}`);
+    seen += value;
+  }
+  return reader;
+}
+
 describe("a client that goes away", () => {
   it("stops the stream's follower while the run waits in a tool", async () => {
     const watches = countingWatches(memoryRunStore());
@@ -79,20 +91,9 @@ describe("a client that goes away", () => {
     const response = await fetch(served.api, {
       method: "POST",
       signal: controller.signal,
-      headers: { "content-type": "application/json", authorization: "Bearer token-alice" },
-      body: JSON.stringify({
-        id: "a-1",
-        trigger: "submit-message",
-        messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "go" }] }],
-      }),
+      ...newMessage("a-1", "go"),
     });
-    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let seen = "";
-    while (!seen.includes('"type":"tool-input-available"')) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the stream ended early: ${seen}`);
-      seen += value;
-    }
+    const reader = await readUntil(response, '"type":"tool-input-available"');
     expect(watches.open()).toBe(1);
     controller.abort();
     await reader.cancel().catch(() => {});
@@ -116,21 +117,10 @@ describe("a client that goes away", () => {
     const response = await handler(
       new Request("http://127.0.0.1/api/chat", {
         method: "POST",
-        headers: { "content-type": "application/json", authorization: "Bearer token-alice" },
-        body: JSON.stringify({
-          id: "a-1",
-          trigger: "submit-message",
-          messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "go" }] }],
-        }),
+        ...newMessage("a-1", "go"),
       }),
     );
-    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let seen = "";
-    while (!seen.includes('"type":"tool-input-available"')) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the stream ended early: ${seen}`);
-      seen += value;
-    }
+    const reader = await readUntil(response, '"type":"tool-input-available"');
     expect(watches.open()).toBe(1);
     await reader.cancel();
     await watches.idle();

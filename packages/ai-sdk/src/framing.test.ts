@@ -4,7 +4,7 @@
 import { createClient, memoryRunStore } from "@toolnexus/client";
 import { scriptedModel } from "@toolnexus/client/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { serveChat } from "./test-kit.js";
+import { newMessage, serveChat } from "./test-kit.js";
 
 const HOSTILE =
   'x\n\ndata: {"type":"finish","finishReason":"stop"}\n\nid: 9\revent: y\r\nz\u0000\u2028';
@@ -37,12 +37,7 @@ describe("SSE framing", () => {
     cleanups.push(() => served.close());
     const response = await fetch(served.api, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: "Bearer token-alice" },
-      body: JSON.stringify({
-        id: "a-1",
-        trigger: "submit-message",
-        messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "go" }] }],
-      }),
+      ...newMessage("a-1", "go"),
     });
     expect(response.status).toBe(200);
     const body = await response.text();

@@ -244,3 +244,15 @@ export function lastAssistant(messages: readonly Message[]): Message | undefined
 export function auth(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
 }
+
+/** The headers and body `useChat` posts for a new message `text` in chat `chatId`, as alice. */
+export function newMessage(chatId: string, text: string) {
+  return {
+    headers: { "content-type": "application/json", authorization: "Bearer token-alice" },
+    body: JSON.stringify({
+      id: chatId,
+      trigger: "submit-message",
+      messages: [{ id: "u1", role: "user", parts: [{ type: "text", text }] }],
+    }),
+  };
+}
