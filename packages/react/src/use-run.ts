@@ -1,10 +1,9 @@
 // A run's view (`GET /runs/:id`), fetched again after each event its stream brings, so the
 // page shows the state, the requests and the final text as they change.
 import type { RunView } from "@toolnexus/web";
-import { useCallback, useEffect, useState } from "react";
 import { getRun } from "./api.js";
-import { useToolnexus } from "./config.js";
 import type { RunEventMessage } from "./follow.js";
+import { useFetched } from "./use-fetched.js";
 import { type RunEventsStatus, useRunEvents } from "./use-run-events.js";
 
 export interface UseRunOptions {
@@ -27,36 +26,9 @@ export interface RunState {
 
 /** The run `runId` as the handler shows it, kept current while `live`. */
 export function useRun(runId: string | undefined, options: UseRunOptions = {}): RunState {
-  const { baseUrl, getConfig, version } = useToolnexus();
   const live = options.live ?? true;
-  const [view, setView] = useState<RunView | undefined>(undefined);
-  const [error, setError] = useState<Error | undefined>(undefined);
-  const [loading, setLoading] = useState(false);
-  const [tick, setTick] = useState(0);
-  const refresh = useCallback(() => setTick((t) => t + 1), []);
+  const { view, loading, error, refresh } = useFetched(runId, getRun);
   const { events, status } = useRunEvents(runId, { enabled: live, onEvent: refresh });
-
-  // Each refetch aborts the one before it: the newest view wins, a burst costs one answer.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: tick and version ask for a refetch
-  useEffect(() => {
-    setError(undefined);
-    if (runId === undefined) return;
-    const controller = new AbortController();
-    setLoading(true);
-    getRun(getConfig(), runId, controller.signal).then(
-      (fetched) => {
-        if (controller.signal.aborted) return;
-        setView(fetched);
-        setLoading(false);
-      },
-      (failure: unknown) => {
-        if (controller.signal.aborted) return;
-        setError(failure instanceof Error ? failure : new Error(String(failure)));
-        setLoading(false);
-      },
-    );
-    return () => controller.abort();
-  }, [runId, baseUrl, getConfig, tick, version]);
 
   // A view of another run (the id changed) is never shown.
   const run = view !== undefined && view.runId === runId ? view : undefined;
