@@ -393,7 +393,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   await workerReady;
 
   const shownHost = host.includes(":") ? `[${host}]` : host;
-  printer.heading("toolnexus demo · inbox", "");
+  printer.heading("toolnexus demo · chat and inbox", "");
   printer.line(`  ${s.bold(`http://${shownHost}:${actual}/`)}`);
   if (!pageBuilt()) {
     printer.line(

@@ -14,6 +14,9 @@ export interface WorkerOptions {
   printer: Printer;
 }
 
+/** Set for a worker `serve` started: it stops when its parent's pipe closes. */
+const PARENT_ENV = "TOOLNEXUS_DEMO_WORKER_OF_SERVE";
+
 /** How often the worker looks at the file for answered runs (SQLite cannot notify across processes). */
 const WORKER_POLL_MS = 300;
 
@@ -32,6 +35,12 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
   const onSignal = () => stop.abort();
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  if (process.env[PARENT_ENV] === "1") {
+    // Started by `serve`: its end closes this pipe, even when it could not say goodbye (a crash).
+    process.stdin.on("close", onSignal);
+    process.stdin.on("end", onSignal);
+    process.stdin.resume();
+  }
   printer.line("  worker ready");
   const summary = await client.work({
     signal: stop.signal,
@@ -49,6 +58,7 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
   });
   process.off("SIGINT", onSignal);
   process.off("SIGTERM", onSignal);
+  process.stdin.pause();
   store.close();
   printer.line(s.dim(`  worker stopped (${summary.claimed} runs continued)`));
   return 0;
@@ -69,7 +79,7 @@ export function spawnWorker(
   const child = spawn(
     process.execPath,
     ["--import", "tsx", CLI, "worker", "--db", dbPath, "--no-color", ...flags],
-    { stdio: ["ignore", "pipe", "pipe"], env: process.env },
+    { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, [PARENT_ENV]: "1" } },
   );
   const relay = (chunk: Buffer) => {
     for (const line of chunk.toString("utf8").split("\n")) {

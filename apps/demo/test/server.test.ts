@@ -379,7 +379,7 @@ describe("the inbox server", () => {
     const page = await fetch(`${base}/`);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
-    expect(await page.text()).toContain("Start a release run");
+    expect(await page.text()).toContain("Release assistant");
 
     // fetch() may not set Host, so this one goes through node:http.
     const rebound = await new Promise<number>((resolve, reject) => {
