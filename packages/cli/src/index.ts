@@ -1,0 +1,2 @@
+// Public API of @toolnexus/cli (being built).
+export {};

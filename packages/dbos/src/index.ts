@@ -1,0 +1,2 @@
+// Public API of @toolnexus/dbos (being built).
+export {};

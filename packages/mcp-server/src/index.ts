@@ -1,0 +1,2 @@
+// Public API of @toolnexus/mcp-server (being built).
+export {};

@@ -1,0 +1,2 @@
+// Public API of @toolnexus/restate (being built).
+export {};
