@@ -325,9 +325,8 @@ describe("anthropic stream", () => {
     } satisfies MessageCreateParamsStreaming;
     expect(sentBody()).toEqual(expected);
     expect(parts).toEqual([
-      { type: "text", delta: "Hel" },
-      { type: "text", delta: "lo" },
-      { type: "text", delta: " wörld" },
+      // The three deltas arrived in one network chunk: one part (coalesceDeltas).
+      { type: "text", delta: "Hello wörld" },
       {
         type: "finish",
         response: {

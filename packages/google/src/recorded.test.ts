@@ -92,9 +92,9 @@ describe("text", () => {
     expect(mock.server?.requests[0]?.path).toBe(
       "/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse",
     );
+    // Both recorded chunks arrived in one network read: their deltas come as one part.
     expect(parts.filter((p) => p.type === "text").map((p) => p.delta)).toEqual([
-      "There are **3**",
-      ' "r"s in strawberry.\n\nst**r**awbe**rr**y',
+      'There are **3** "r"s in strawberry.\n\nst**r**awbe**rr**y',
     ]);
     const finish = parts.at(-1);
     if (finish?.type !== "finish") throw new Error("no finish part");

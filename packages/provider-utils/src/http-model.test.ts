@@ -14,7 +14,12 @@ import { adapterSuite, type KitTurn, kitOptions } from "./adapter-suite.js";
 import type { KitErrorReport } from "./adapter-suite-trust.js";
 import { ProviderError } from "./errors.js";
 import { asRecord, type FetchFunction } from "./http.js";
-import { defineHttpModel, type HttpModelOptions, type StreamMapper } from "./http-model.js";
+import {
+  coalesceDeltas,
+  defineHttpModel,
+  type HttpModelOptions,
+  type StreamMapper,
+} from "./http-model.js";
 import { type MockServer, sseEvent, startMockServer } from "./mock-server.js";
 import { malformedResponse, type ParseContext } from "./parse.js";
 import { joinUrl } from "./url.js";
@@ -348,5 +353,32 @@ describe("defineHttpModel: the spec's hooks", () => {
     const parts: ModelStreamPart[] = [];
     for await (const part of stopping({ model: "s", fetch }).stream!(ask)) parts.push(part);
     expect(parts.map((part) => part.type)).toEqual(["text", "finish"]);
+  });
+});
+
+describe("coalesceDeltas", () => {
+  it("joins runs of text or reasoning deltas, never across types or tool calls", () => {
+    const call = toolCall("c1", "lookup", `{"q":"x"}`);
+    const into: ModelStreamPart[] = [];
+    coalesceDeltas(into, [
+      { type: "reasoning", delta: "a" },
+      { type: "reasoning", delta: "b" },
+      { type: "text", delta: "c" },
+    ]);
+    coalesceDeltas(into, [{ type: "text", delta: "d" }]);
+    coalesceDeltas(into, [
+      { type: "tool_call", call },
+      { type: "text", delta: "e" },
+      { type: "reasoning", delta: "f" },
+      { type: "text", delta: "g" },
+    ]);
+    expect(into).toEqual([
+      { type: "reasoning", delta: "ab" },
+      { type: "text", delta: "cd" },
+      { type: "tool_call", call },
+      { type: "text", delta: "e" },
+      { type: "reasoning", delta: "f" },
+      { type: "text", delta: "g" },
+    ]);
   });
 });

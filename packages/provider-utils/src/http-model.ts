@@ -272,19 +272,49 @@ export function defineHttpModel<O extends HttpModelOptions>(
         const response = await postForStream(post, http);
         const mapper = spec.stream(http);
         let sawDoneMarker = false;
-        // A chunk's events at a time: one await per network chunk, not per event.
-        read: for await (const events of streamEventBatches(response, call?.signal, http)) {
+        let ended = false;
+        // A chunk's events at a time: one await per network chunk, not per event. Deltas that
+        // arrived in the same chunk reach the reader as one part (see coalesceDeltas).
+        for await (const events of streamEventBatches(response, call?.signal, http)) {
+          const parts: ModelStreamPart[] = [];
           for (const event of events) {
             if (spec.doneMarker !== undefined && event.data.trim() === spec.doneMarker) {
               sawDoneMarker = true;
-              break read;
+              ended = true;
+              break;
             }
-            for (const part of mapper.push(parseEventData(event, http))) yield part;
-            if (mapper.done === true) break read;
+            coalesceDeltas(parts, mapper.push(parseEventData(event, http)));
+            if (mapper.done === true) {
+              ended = true;
+              break;
+            }
           }
+          for (const part of parts) yield part;
+          if (ended) break;
         }
         for (const part of mapper.end(sawDoneMarker)) yield part;
       },
     };
   };
+}
+
+/**
+ * Appends `parts` to `into`, joining a text or reasoning delta onto the one before it when it
+ * has the same type. The events of one network chunk arrived together, so a reader loses no
+ * time when they come as one part, and it does far less work: a burst of thousands of small
+ * deltas cost more in per-part iteration than in parsing.
+ */
+export function coalesceDeltas(into: ModelStreamPart[], parts: Iterable<ModelStreamPart>): void {
+  for (const part of parts) {
+    const last = into[into.length - 1];
+    if (
+      (part.type === "text" || part.type === "reasoning") &&
+      (last?.type === "text" || last?.type === "reasoning") &&
+      last.type === part.type
+    ) {
+      into[into.length - 1] = { type: part.type, delta: last.delta + part.delta };
+    } else {
+      into.push(part);
+    }
+  }
 }
