@@ -1,5 +1,6 @@
 import { resolveConfig } from "./config.js";
 import { parseAnswers, recordAnswer, recordAnswers, settleRun } from "./durable.js";
+import { engineRunOnly, runUnderEngine } from "./engine-run.js";
 import { cancel, follow } from "./follow-cancel.js";
 import { registerConfig, startRun } from "./start.js";
 import type { Client, ClientOptions, ResumeOptions, RunEvent, RunResult } from "./types.js";
@@ -25,6 +26,7 @@ export function createClient(options: ClientOptions): Client {
 
     run(prompt, runOptions = {}) {
       try {
+        if (runOptions.durability !== undefined) return runUnderEngine(config, prompt, runOptions);
         return startRun(config, prompt, runOptions, { history: runOptions.history });
       } catch (thrown) {
         return Promise.reject(thrown);
@@ -33,6 +35,7 @@ export function createClient(options: ClientOptions): Client {
 
     async ask(prompt, runOptions = {}) {
       const { sessionId } = runOptions;
+      if (runOptions.durability !== undefined) throw engineRunOnly("ask");
       if (sessionId === undefined) return client.run(prompt, runOptions);
       const saved = await config.conversations.load(sessionId);
       const history = [...(saved ?? []), ...(runOptions.history ?? [])];
@@ -42,12 +45,14 @@ export function createClient(options: ClientOptions): Client {
     stream(prompt, runOptions = {}) {
       return eventStream(
         (sink, signal) =>
-          startRun(config, prompt, runOptions, {
-            history: runOptions.history,
-            sink,
-            streaming: true,
-            signal,
-          }),
+          runOptions.durability !== undefined
+            ? Promise.reject(engineRunOnly("stream"))
+            : startRun(config, prompt, runOptions, {
+                history: runOptions.history,
+                sink,
+                streaming: true,
+                signal,
+              }),
         runOptions.signal,
       );
     },

@@ -1,5 +1,6 @@
 import {
   type ConversationStore,
+  type Durability,
   type Model,
   type RunStore,
   randomId,
@@ -28,6 +29,8 @@ export interface ResolvedConfig {
   /** True when `runs` is the default in-memory store (nothing outlives the process). */
   defaultRuns: boolean;
   instrumentation: Instrumentation | undefined;
+  /** Set for a run under a durable-execution engine (engine-run.ts): its steps go through it. */
+  durability?: Durability;
   leaseMs: number;
   owner: string;
   conversations: ConversationStore;

@@ -10,6 +10,7 @@ import {
   type Tool,
 } from "@toolnexus/core";
 import type { Settled } from "./call-outcome.js";
+import { callStep } from "./durable-steps.js";
 import { settleAll } from "./fan-out.js";
 import { journalCall, replay } from "./journaled-call.js";
 import { checkPending, findCall, REFUSED, toolFor } from "./preflight.js";
@@ -93,18 +94,23 @@ async function continueHalted(
             ctx: run.context(call, messageId, answer),
           });
         }
-        settled = await afterAnswer(
-          run,
-          call,
-          tool,
-          waiting.args,
-          messageId,
-          waiting.request,
-          waiting.approval,
-          answer,
-          waiting.state,
-          waiting.round,
-        );
+        const again = () =>
+          afterAnswer(
+            run,
+            call,
+            tool,
+            waiting.args,
+            messageId,
+            waiting.request,
+            waiting.approval,
+            answer,
+            waiting.state,
+            waiting.round,
+          );
+        const { durability } = run.config;
+        settled = await (durability === undefined
+          ? again()
+          : callStep(run, durability, call, waiting.request.id, again));
         if (run.journal !== undefined) await journalCall(run, call.id, settled, waiting.request.id);
       }
       run.messages[waiting.slot] = settled.message;

@@ -5,6 +5,7 @@
 import type { AssistantMessage, FinishedResult, JournalEntry, PendingCall } from "@toolnexus/core";
 import { appendAssistant } from "./assistant-turn.js";
 import type { Settled } from "./call-outcome.js";
+import { modelStep, settleTurnDurably } from "./durable-steps.js";
 import { messageOf, RunError } from "./errors.js";
 import { settleAll } from "./fan-out.js";
 import { replay, settleJournaled } from "./journaled-call.js";
@@ -26,7 +27,8 @@ export async function loop(run: Run): Promise<RunResult> {
       return finish(run, { status: "incomplete", limit: "timeout" });
     }
     run.recorder?.beginTurn(run.turns + 1);
-    const response = await callModel(run);
+    const { durability } = run.config;
+    const response = await (durability === undefined ? callModel(run) : modelStep(run, durability));
     if (response === "timeout") return finish(run, { status: "incomplete", limit: "timeout" });
     run.turns++;
     const assistant = appendAssistant(run, response);
@@ -52,7 +54,10 @@ export async function settleTurn(
   const { maxConcurrentTools, maxToolCallsPerTurn } = run.config;
   const asked = calls.length;
   let settled: Settled[];
-  if (run.journal === undefined) {
+  const { durability } = run.config;
+  if (durability !== undefined) {
+    settled = await settleTurnDurably(run, durability, assistant.id, calls, journaled);
+  } else if (run.journal === undefined) {
     settled =
       asked === 1
         ? [await settleCall(run, calls[0]!, assistant.id)]

@@ -6,6 +6,7 @@ import type {
   CancelReceipt,
   CancelRequest,
   ConversationStore,
+  Durability,
   FollowOptions,
   Message,
   Model,
@@ -171,6 +172,13 @@ export interface RunOptions {
    * when it halts for a human.
    */
   durable?: boolean;
+  /**
+   * Run on a durable-execution engine (`run` only): each model turn and tool call is one of the
+   * engine's steps, and a halt waits for its answers through the engine, so `run` resolves only
+   * when the run is done or incomplete. Needs `runId` (the engine's workflow key). An engine
+   * adapter makes it (`@toolnexus/restate`); see core's `Durability`.
+   */
+  durability?: Durability;
 }
 
 /** Options of {@link Client.resume} and {@link Client.continueRun}. */

@@ -1,6 +1,8 @@
 export type { Checkpoint, JournalEntry, PendingCall } from "./checkpoint.js";
 export { assertCheckpoint, assertJournalEntry, CHECKPOINT_VERSION } from "./checkpoint.js";
 export type { ToolContext, ToolProgress } from "./context.js";
+export type { AwaitedRequest, Durability, DurableStep, DurableStepKind } from "./durability.js";
+export { expiredAnswer, modelStepKey, toolStepKey } from "./durability.js";
 export {
   AnswerConflictError,
   CheckpointError,

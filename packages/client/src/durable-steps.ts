@@ -1,0 +1,129 @@
+// A run under a durability backend (RunOptions.durability): each model turn and each execution
+// of a tool call is one step of the backend, recorded once and replayed from its record. What
+// the loop does outside steps only depends on step results, so a replay engine that runs the
+// handler again from the top rebuilds the same run.
+import {
+  addUsage,
+  callIdOf,
+  type Durability,
+  type JournalEntry,
+  type ModelResponse,
+  modelStepKey,
+  type ToolCall,
+  type ToolCallRecord,
+  toolStepKey,
+} from "@toolnexus/core";
+import { rollUp, type Settled } from "./call-outcome.js";
+import { settleAll } from "./fan-out.js";
+import { loopId } from "./ids.js";
+import { journalCall, replay } from "./journaled-call.js";
+import { callModel } from "./model-call.js";
+import type { Run } from "./run-state.js";
+import { refuseCall, settleCall } from "./tool-call.js";
+
+/**
+ * A model turn as a step. Ids the loop would make for the response (a message id, a missing or
+ * repeated call id) are made inside the step, so a replay reads the same ones.
+ */
+export async function modelStep(
+  run: Run,
+  durability: Durability,
+): Promise<ModelResponse | "timeout"> {
+  let ran = false;
+  const response = await durability.step(
+    { key: modelStepKey(run.turns + 1), kind: "model" },
+    async () => {
+      ran = true;
+      const got = await callModel(run);
+      return got === "timeout" ? got : withIds(got);
+    },
+  );
+  // Replayed: the model was not called here, so its usage was not counted yet.
+  if (!ran && response !== "timeout" && response.usage !== undefined) {
+    run.usage = addUsage(run.usage, response.usage);
+    if (run.listening) run.emit({ type: "usage", usage: response.usage, total: run.usage });
+  }
+  return response;
+}
+
+/** The response with an id, and call ids non-empty and distinct within the turn. */
+function withIds(response: ModelResponse): ModelResponse {
+  const id = response.id || loopId("msg");
+  const seen = new Set<string>();
+  let toolCalls = response.toolCalls;
+  for (let i = 0; i < toolCalls.length; i++) {
+    const call = toolCalls[i]!;
+    if (call.id !== "" && !seen.has(call.id)) {
+      seen.add(call.id);
+      continue;
+    }
+    if (toolCalls === response.toolCalls) toolCalls = [...toolCalls];
+    const fresh = loopId("call");
+    seen.add(fresh);
+    toolCalls[i] = { ...call, id: fresh };
+  }
+  return id === response.id && toolCalls === response.toolCalls
+    ? response
+    : { ...response, id, toolCalls };
+}
+
+/** A turn's calls, each a step (a call an earlier claim journaled is reused as it is). */
+export function settleTurnDurably(
+  run: Run,
+  durability: Durability,
+  messageId: string,
+  calls: readonly ToolCall[],
+  journaled: ReadonlyMap<string, JournalEntry> | undefined,
+): Promise<Settled[]> {
+  const { maxConcurrentTools, maxToolCallsPerTurn } = run.config;
+  const asked = calls.length;
+  // Steps start in call order (settleAll hands out indices in order), so a replay starts them
+  // in the same order whichever finished first.
+  return settleAll(asked, maxConcurrentTools, async (i) => {
+    const call = calls[i]!;
+    const done = journaled?.get(call.id);
+    if (done !== undefined) return replay(run, done);
+    const settled = await callStep(run, durability, call, undefined, () =>
+      i < maxToolCallsPerTurn
+        ? settleCall(run, call, messageId)
+        : refuseCall(run, call, messageId, asked),
+    );
+    if (run.journal !== undefined) await journalCall(run, call.id, settled, undefined);
+    return settled;
+  });
+}
+
+/**
+ * One execution of a call as a step: its first (`requestId` undefined) or the one with the
+ * answer to `requestId`. The step's attempt is the call's `ctx.attempt`.
+ */
+export async function callStep(
+  run: Run,
+  durability: Durability,
+  call: ToolCall,
+  requestId: string | undefined,
+  work: () => Settled | Promise<Settled>,
+): Promise<Settled> {
+  const callId = callIdOf(call);
+  let ran = false;
+  const settled = await durability.step(
+    { key: toolStepKey(callId, requestId), kind: "tool" },
+    async (attempt) => {
+      ran = true;
+      run.attempts ??= new Map();
+      run.attempts.set(callId, attempt);
+      return work();
+    },
+  );
+  if (!ran) replayed(run, settled);
+  return settled;
+}
+
+/** What running the call did to the run, done again for a replayed step. */
+function replayed(run: Run, settled: Settled): void {
+  const record: ToolCallRecord | undefined = settled.record;
+  if (record === undefined) return;
+  run.records.push(record);
+  // A sub-agent's tokens are the parent run's too.
+  if (run.config.tools.get(record.name)?.source === "agent") rollUp(run, record.result);
+}

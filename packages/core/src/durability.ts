@@ -1,0 +1,66 @@
+// The durability seam: what the loop needs from a durable backend. A replay engine (Restate,
+// DBOS, Temporal) implements it around its own journal; toolnexus's run stores are the same
+// seam written as a lease, a journal entry per call and a halt the process lets go of.
+import type { Answer, Request } from "./wire.js";
+
+/** What a step does: one model turn, or one execution of a tool call. */
+export type DurableStepKind = "model" | "tool";
+
+/** One step of a run, as the loop names it for the backend. */
+export interface DurableStep {
+  /**
+   * Unique within the run and the same on every replay: `model/<turn>` for a model turn,
+   * `tool/<callId>` for a call's first execution, `tool/<callId>/<requestId>` for its
+   * execution with the answer to that request.
+   */
+  key: string;
+  kind: DurableStepKind;
+}
+
+/** A request of a halt that waits for its answer, and until when. */
+export interface AwaitedRequest {
+  request: Request;
+  /**
+   * ISO time the wait ends (the request's `expiresAt` or the client's `waitTimeoutMs`, the
+   * earlier): the backend then answers `{ id, ok: false, reason: "expired" }` itself.
+   */
+  deadline?: string;
+}
+
+/**
+ * What the loop needs from a durable backend (`RunOptions.durability` of @toolnexus/client).
+ * Under a replay engine everything outside a step must be deterministic: the loop takes ids,
+ * request ids and deadlines from step results, never from the clock or the random generator.
+ */
+export interface Durability {
+  /**
+   * Runs `work` and records its result under `step.key`; when the key already has a recorded
+   * result (a replay), returns it without running `work`. The result is plain JSON. A throw is
+   * the backend's to retry or to fail the run with. `work` receives the attempt: 1 the first
+   * time, more when the backend runs it again because an earlier execution (a crash, a retry)
+   * left no recorded result. Tools see it as `ctx.attempt`.
+   */
+  step<T>(step: DurableStep, work: (attempt: number) => Promise<T>): Promise<T>;
+  /**
+   * Waits durably for answers to `requests` (a halt's questions, never empty). Resolves with at
+   * least one answer, each to one of the requests; a request past its deadline is answered
+   * `{ id, ok: false, reason: "expired" }`. The loop applies them and asks again for the rest.
+   */
+  answers(requests: readonly AwaitedRequest[]): Promise<Answer[]>;
+}
+
+/** The answer a request gets when its deadline passes without one. */
+export function expiredAnswer(request: Request | AwaitedRequest): Answer {
+  const id = "request" in request ? request.request.id : request.id;
+  return { id, ok: false, reason: "expired" };
+}
+
+/** The step key of a model turn (`turn` counts from 1). */
+export function modelStepKey(turn: number): string {
+  return `model/${turn}`;
+}
+
+/** The step key of a call's execution: its first, or the one with the answer to `requestId`. */
+export function toolStepKey(callId: string, requestId?: string): string {
+  return requestId === undefined ? `tool/${callId}` : `tool/${callId}/${requestId}`;
+}
