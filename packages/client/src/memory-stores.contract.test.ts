@@ -40,6 +40,9 @@ function asyncStore(inner: Required<RunStore>): RunStore {
     readEvents: wrap(inner.readEvents.bind(inner)),
     watchEvents: inner.watchEvents.bind(inner),
     cancel: wrap(inner.cancel.bind(inner)),
+    listRuns: wrap(inner.listRuns.bind(inner)),
+    retry: wrap(inner.retry.bind(inner)),
+    readJournal: wrap(inner.readJournal.bind(inner)),
   };
 }
 

@@ -4,6 +4,7 @@ import { cancelOp } from "./memory/cancel.js";
 import { claimOp } from "./memory/claim.js";
 import { eventLog, eventOps } from "./memory/events.js";
 import { fencing } from "./memory/fence.js";
+import { operationOps } from "./memory/operations.js";
 import { readOps } from "./memory/reads.js";
 import { retention } from "./memory/retention.js";
 import type { MemoryState } from "./memory/rows.js";
@@ -48,6 +49,7 @@ export function memoryRunStore(options: MemoryRunStoreOptions = {}): MemoryRunSt
   const writes = writeOps(state, retained, fences);
   const reads = readOps(state);
   const events = eventOps(state, fences.fence, watchEvents);
+  const operations = operationOps(state);
   // One object literal with every member named (not spread): every store then has the same
   // shape, where spreading gave each one a hidden class of its own on Node 20.
   const store: MemoryRunStore = {
@@ -69,6 +71,9 @@ export function memoryRunStore(options: MemoryRunStoreOptions = {}): MemoryRunSt
     cancel: cancelOp(state, retained),
     prune: retained.prune,
     subscribe,
+    listRuns: operations.listRuns,
+    retry: operations.retry,
+    readJournal: operations.readJournal,
   };
   // Ids no store can keep exactly are refused here too, so an app behaves the same on every store.
   return guardStoreIds(store, "sync");

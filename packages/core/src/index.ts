@@ -69,6 +69,8 @@ export {
   RUN_EVENT_TYPES,
   TERMINAL_RUN_EVENTS,
 } from "./run-events.js";
+export type { CheckedRunFilter, RetryReceipt, RunFilter, RunSummary } from "./run-listing.js";
+export { checkRunFilter, DEFAULT_RUNS_PER_LIST, MAX_RUNS_PER_LIST } from "./run-listing.js";
 export type {
   DoneResult,
   FinishedResult,

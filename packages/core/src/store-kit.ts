@@ -308,6 +308,12 @@ const ID_CHECKS: Record<string, (args: readonly unknown[]) => void> = {
     checkId(field(filter, "sessionId"), "sessionId");
     checkId(field(filter, "runId"), "runId");
   },
+  listRuns: ([filter]) => {
+    checkId(field(filter, "sessionId"), "sessionId");
+    checkId(field(filter, "agent"), "agent");
+  },
+  retry: ([runId]) => checkId(runId, "runId"),
+  readJournal: ([runId]) => checkId(runId, "runId"),
   save: ([sessionId]) => checkId(sessionId, "sessionId"),
   load: ([sessionId]) => checkId(sessionId, "sessionId"),
   deleteConversation: ([sessionId]) => checkId(sessionId, "sessionId"),

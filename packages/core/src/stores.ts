@@ -1,6 +1,7 @@
 import type { Checkpoint, JournalEntry } from "./checkpoint.js";
 import type { Message } from "./messages.js";
 import type { RecordedRunEvent, RunEventInit } from "./run-events.js";
+import type { RetryReceipt, RunFilter, RunSummary } from "./run-listing.js";
 import type { FinishedResult } from "./run-result.js";
 import type { Answer, Request } from "./wire.js";
 
@@ -339,6 +340,28 @@ export interface RunStore {
    * run changes nothing. `RunNotFoundError` for an unknown run.
    */
   cancel?(runId: string, request?: CancelRequest): Awaitable<CancelReceipt>;
+
+  // Operating runs (the `toolnexus` command): optional, so a store written before them still
+  // compiles; the stores toolnexus ships have them, and the contract checks them.
+
+  /**
+   * Runs, newest change first (`updatedAt`), matching every field of `filter` (see
+   * {@link RunFilter}); at most `filter.limit` (default 100, most 1000). Reads plain columns
+   * only, so a damaged checkpoint still lists. A `TypeError` for a bad filter.
+   */
+  listRuns?(filter?: RunFilter): Awaitable<RunSummary[]>;
+  /**
+   * Hands a `failed` run back to the workers: it becomes `ready`, claimable now by any worker
+   * (the generic `claim` skips failed runs), its failure count reset so the worker's retry
+   * budget starts again; its last error is kept. Any other state changes nothing
+   * (`not_failed`). `RunNotFoundError` for an unknown run.
+   */
+  retry?(runId: string): Awaitable<RetryReceipt>;
+  /**
+   * The journal of the run's step in flight (calls that finished after its checkpoint), in the
+   * order written; `[]` for an unknown run or one between steps.
+   */
+  readJournal?(runId: string): Awaitable<JournalEntry[]>;
 }
 
 /** Where `client.ask` keeps each session's transcript between calls. */

@@ -16,11 +16,14 @@ import type {
   PruneOptions,
   RecordedRunEvent,
   RequestInfo,
+  RetryReceipt,
   RunErrorInfo,
   RunEventInit,
+  RunFilter,
   RunInfo,
   RunOutcome,
   RunStore,
+  RunSummary,
   SuspensionFilter,
   SuspensionSummary,
 } from "@toolnexus/core";
@@ -35,6 +38,7 @@ import { conversationOps } from "./conversations.js";
 import { PostgresStoreError } from "./errors.js";
 import { eventOps, watchKey } from "./events.js";
 import { listener } from "./notify.js";
+import { operationOps } from "./operations.js";
 import { requestOps } from "./requests.js";
 import { runOps } from "./runs.js";
 import { checkSchemaName, migrate } from "./schema.js";
@@ -143,6 +147,15 @@ export interface PostgresStore extends RunStore, ConversationStore {
    * requests, journals and events; returns how many.
    */
   prune(options: PruneOptions): Promise<number>;
+  /** Runs, newest change first (see {@link RunStore.listRuns}); plain columns only. */
+  listRuns(filter?: RunFilter): Promise<RunSummary[]>;
+  /**
+   * Makes a `failed` run `ready` for any worker, its failure count reset, and tells the
+   * listening workers (see {@link RunStore.retry}).
+   */
+  retry(runId: string): Promise<RetryReceipt>;
+  /** The journal of the run's step in flight, in the order written. */
+  readJournal(runId: string): Promise<JournalEntry[]>;
   /**
    * Appends the loop's events to the run the lease holds (see {@link RunStore.appendEvents}),
    * fenced like every worker write. Returns the offset of the run's last event.
@@ -264,6 +277,7 @@ export function postgresStore(
   });
   const requests = requestOps(ctx);
   const conversations = conversationOps(ctx);
+  const operations = operationOps(ctx);
 
   const store: PostgresStore = {
     schema,
@@ -291,6 +305,9 @@ export function postgresStore(
     getRun: requests.getRun,
     getRequest: requests.getRequest,
     list: requests.list,
+    listRuns: operations.listRuns,
+    retry: operations.retry,
+    readJournal: operations.readJournal,
     save: conversations.save,
     load: conversations.load,
     deleteConversation: conversations.deleteConversation,

@@ -15,11 +15,14 @@ import type {
   PruneOptions,
   RecordedRunEvent,
   RequestInfo,
+  RetryReceipt,
   RunErrorInfo,
   RunEventInit,
+  RunFilter,
   RunInfo,
   RunOutcome,
   RunStore,
+  RunSummary,
   SuspensionFilter,
   SuspensionSummary,
 } from "@toolnexus/core";
@@ -32,6 +35,7 @@ import type { SqliteDriverName } from "./driver.js";
 import { SqliteStoreError } from "./errors.js";
 import { DEFAULT_EVENTS_POLL_MS, eventOps } from "./events.js";
 import { checkFileMode, DEFAULT_FILE_MODE, isOnDisk, prepareFile } from "./files.js";
+import { operationOps } from "./operations.js";
 import { requestOps } from "./requests.js";
 import { runOps } from "./runs.js";
 import { openDatabase } from "./schema.js";
@@ -150,6 +154,12 @@ export interface SqliteStore extends RunStore, ConversationStore {
    * requests, journals and events; returns how many.
    */
   prune(options: PruneOptions): number;
+  /** Runs, newest change first (see {@link RunStore.listRuns}); plain columns only. */
+  listRuns(filter?: RunFilter): RunSummary[];
+  /** Makes a `failed` run `ready` for any worker, its failure count reset (see {@link RunStore.retry}). */
+  retry(runId: string): RetryReceipt;
+  /** The journal of the run's step in flight, in the order written. */
+  readJournal(runId: string): JournalEntry[];
   /** Stores `messages` as the transcript of `sessionId`, replacing any earlier one. */
   save(sessionId: string, messages: readonly Message[]): void;
   /** The transcript saved for `sessionId`, or `undefined` for a session never saved. */
@@ -207,6 +217,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     };
   const requests = requestOps(db);
   const conversations = conversationOps(db, path);
+  const operations = operationOps(db);
 
   // Ids SQLite could not keep exactly (NUL, unpaired surrogates) are refused, as in every store.
   return guardStoreIds<SqliteStore>(
@@ -230,6 +241,9 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       getRun: requests.getRun,
       getRequest: requests.getRequest,
       list: requests.list,
+      listRuns: operations.listRuns,
+      retry: operations.retry,
+      readJournal: operations.readJournal,
       save: conversations.save,
       load: conversations.load,
       deleteConversation: conversations.deleteConversation,

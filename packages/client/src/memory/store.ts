@@ -15,11 +15,14 @@ import type {
   PruneOptions,
   RecordedRunEvent,
   RequestInfo,
+  RetryReceipt,
   RunErrorInfo,
   RunEventInit,
+  RunFilter,
   RunInfo,
   RunOutcome,
   RunStore,
+  RunSummary,
   SuspensionFilter,
   SuspensionSummary,
 } from "@toolnexus/core";
@@ -44,4 +47,7 @@ export interface MemoryRunStore extends RunStore {
   readEvents(runId: string, after: number, limit?: number): RecordedRunEvent[];
   watchEvents(runId: string, onEvent: () => void): () => void;
   cancel(runId: string, request?: CancelRequest): CancelReceipt;
+  listRuns(filter?: RunFilter): RunSummary[];
+  retry(runId: string): RetryReceipt;
+  readJournal(runId: string): JournalEntry[];
 }

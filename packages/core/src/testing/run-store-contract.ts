@@ -4,6 +4,7 @@ import type { Awaitable, ClaimedRun, RequestInfo, RunStore } from "../stores.js"
 import type { Answer } from "../wire.js";
 import { eventsContract } from "./events-contract.js";
 import { idContract } from "./id-contract.js";
+import { operationsContract } from "./operations-contract.js";
 import {
   failure,
   isoIn,
@@ -1102,6 +1103,10 @@ export function runStoreContract(name: string, open: () => Awaitable<OpenedStore
 
     describe("run events, who answered, and cancel", () => {
       eventsContract(() => store);
+    });
+
+    describe("operating runs: list, retry, journal", () => {
+      operationsContract(() => store);
     });
 
     describe("huge ids", () => {
