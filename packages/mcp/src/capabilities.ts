@@ -19,6 +19,18 @@ export function makeClient(server: ServerConnection, protocol: ActiveSpec["proto
     capabilities,
     // 2026 servers' questions come back to us as data, to suspend on (never fulfilled inside the call).
     inputRequired: { autoFulfill: false },
+    // With pinning, a changed tool list is fetched and checked against the approved one.
+    ...(options.pin === undefined || server.toolsChanged === undefined
+      ? {}
+      : {
+          listChanged: {
+            tools: {
+              onChanged: (error: Error | null, tools: readonly unknown[] | null) => {
+                if (error === null && tools !== null) server.toolsChanged?.(tools);
+              },
+            },
+          },
+        }),
     ...versionOptions(protocol),
   } as ConstructorParameters<typeof Client>[1]);
   if (options.elicitation !== false) {

@@ -1,6 +1,7 @@
 // The MCP config file: which servers to start or reach, as the shared contract reads it.
 import { readFileSync } from "node:fs";
 import { sanitize } from "@toolnexus/core";
+import type { McpAuthConfig } from "./oauth/types.js";
 import { MIN_LITERAL_ENV_SECRET_LENGTH, MIN_SECRET_LENGTH } from "./scrub.js";
 
 /** Which protocol generation to speak to a server. */
@@ -52,6 +53,11 @@ export interface McpServerConfig {
    * 2025 handshake), `"2025"` (the `initialize` handshake only) or `"2026-07-28"` (pinned).
    */
   protocol?: McpProtocol;
+  /**
+   * OAuth for a remote server: `true` or an object (see {@link McpAuthConfig}) turns it on,
+   * `false` off. Left out, it is on when `loadMcp` is given `oauth`.
+   */
+  auth?: boolean | McpAuthConfig;
 }
 
 /** A server entry after parsing: what to start or reach, or why it is skipped or broken. */
@@ -83,6 +89,8 @@ export type McpServerSpec =
       maxTimeout: number;
       tools?: Readonly<Record<string, boolean>>;
       protocol: McpProtocol;
+      /** Its OAuth settings (`clientSecret` expanded), `false` when turned off, absent when unset. */
+      auth?: McpAuthConfig | false;
     }
   | { name: string; kind: "disabled" }
   | { name: string; kind: "invalid"; reason: string };
@@ -214,6 +222,8 @@ function parseServer(
     }
     const url = expandEnv(entry.url, env);
     secrets.push(...url.secrets);
+    const auth = parseAuth(entry.auth, env, secrets);
+    if (typeof auth === "string") return { name, kind: "invalid", reason: auth };
     const spec: McpServerSpec = {
       name,
       kind: "remote",
@@ -225,6 +235,7 @@ function parseServer(
       protocol,
     };
     if (tools !== undefined) spec.tools = tools;
+    if (auth !== undefined) spec.auth = auth;
     return spec;
   }
   let argv: string[];
@@ -263,6 +274,56 @@ function parseServer(
   if (typeof entry.cwd === "string") spec.cwd = entry.cwd;
   if (tools !== undefined) spec.tools = tools;
   return spec;
+}
+
+const GRANTS = new Set(["authorization_code", "client_credentials"]);
+const AUTH_METHODS = new Set(["client_secret_basic", "client_secret_post", "none"]);
+const AUTH_STRINGS = ["clientId", "clientSecret", "issuer", "scope", "clientMetadataUrl"] as const;
+
+/**
+ * A remote entry's `auth`: its settings (the secret expanded from `env` and added to
+ * `secrets`), `false`, `undefined` when unset, or why it is malformed.
+ */
+function parseAuth(
+  raw: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+  secrets: string[],
+): McpAuthConfig | false | undefined | string {
+  if (raw === undefined) return undefined;
+  if (raw === false) return false;
+  if (raw === true) return {};
+  if (!isObject(raw)) return '"auth" must be true, false or an object';
+  const auth: McpAuthConfig = {};
+  if (raw.grant !== undefined) {
+    if (!GRANTS.has(raw.grant as string)) {
+      return '"auth.grant" must be "authorization_code" or "client_credentials"';
+    }
+    auth.grant = raw.grant as McpAuthConfig["grant"];
+  }
+  if (raw.tokenEndpointAuthMethod !== undefined) {
+    if (!AUTH_METHODS.has(raw.tokenEndpointAuthMethod as string)) {
+      return '"auth.tokenEndpointAuthMethod" must be "client_secret_basic", "client_secret_post" or "none"';
+    }
+    auth.tokenEndpointAuthMethod =
+      raw.tokenEndpointAuthMethod as McpAuthConfig["tokenEndpointAuthMethod"];
+  }
+  for (const key of AUTH_STRINGS) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    if (typeof value !== "string" || value === "")
+      return `"auth.${key}" must be a non-empty string`;
+    const expanded = expandEnv(value, env);
+    secrets.push(...expanded.secrets);
+    if (key === "clientSecret") secrets.push(expanded.value);
+    auth[key] = expanded.value;
+  }
+  if (
+    auth.grant === "client_credentials" &&
+    (auth.clientId === undefined || auth.clientSecret === undefined)
+  ) {
+    return 'the "client_credentials" grant needs "auth.clientId" and "auth.clientSecret"';
+  }
+  return auth;
 }
 
 /** The toolnexus name of a server's tool: `sanitize(server) + "_" + sanitize(tool)`. */

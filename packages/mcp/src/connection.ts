@@ -22,6 +22,10 @@ export interface ServerConnection {
   /** Calls in flight, newest last: a push-style question belongs to one of them. */
   readonly calls: CallState[];
   roots(): Promise<readonly McpRoot[]>;
+  /** Why its tools may not be called any more (their definitions changed and were refused). */
+  readonly refused?: Error;
+  /** Hears the server's new tool list after it said the list changed (with `pin` only). */
+  toolsChanged?(tools: readonly unknown[]): void;
 }
 
 export function messageOf(thrown: unknown): string {

@@ -31,3 +31,25 @@ export {
   toElicitResults,
   toToolResult,
 } from "./mapping.js";
+export { McpAuthorizationError } from "./oauth/errors.js";
+export { fileTokenStore, memoryTokenStore } from "./oauth/store.js";
+export type {
+  McpAuthConfig,
+  McpAuthorizationRequest,
+  McpAuthRecord,
+  McpOAuthOptions,
+  McpTokenStore,
+} from "./oauth/types.js";
+export {
+  canonicalJson,
+  compareFingerprints,
+  fingerprintTools,
+  type McpServerFingerprint,
+  type McpToolChange,
+  type McpToolField,
+  type McpToolFingerprint,
+  McpToolsChangedError,
+  type PinnedToolDefinition,
+  toolFingerprint,
+} from "./pinning.js";
+export { checkPins, type McpPinOptions, type McpPinVerdict } from "./pinning-policy.js";

@@ -6,9 +6,12 @@ import { bounded } from "./call-state.js";
 import { makeClient } from "./capabilities.js";
 import type { McpServerSpec } from "./config.js";
 import { type ActiveSpec, messageOf, type ServerConnection } from "./connection.js";
+import { type AuthSession, authSession } from "./oauth/session.js";
+import type { McpServerFingerprint } from "./pinning.js";
+import { checkPins } from "./pinning-policy.js";
 import { negotiatedProtocol, probeKilled } from "./probe.js";
 import type { Scrubber } from "./scrub.js";
-import { offeredTools } from "./tools.js";
+import { keptTools, type ListedTool, offeredTools } from "./tools.js";
 import { openTransport } from "./transport.js";
 import type { LoadMcpOptions, McpRoot, McpServerInfo, McpServerStatus } from "./types.js";
 
@@ -29,6 +32,13 @@ export class Server implements ServerConnection {
   private closed = false;
   /** How many server processes this server started (a stdio server: 1, or 2 if the probe killed it). */
   starts = 0;
+  /** OAuth of a remote server (oauth/session.ts), when it applies. */
+  readonly auth: AuthSession | undefined;
+  /** The fingerprint of its offered tools (with `pin`). */
+  fingerprint: McpServerFingerprint | undefined;
+  /** Set when a changed tool list was refused: its tools answer with this error. */
+  refused: Error | undefined;
+  private rechecked: Promise<void> = Promise.resolve();
 
   constructor(
     readonly spec: McpServerSpec,
@@ -38,6 +48,10 @@ export class Server implements ServerConnection {
   ) {
     if (spec.kind === "disabled") this.status = "disabled";
     if (spec.kind === "invalid") this.reason = spec.reason;
+    this.auth =
+      spec.kind === "remote"
+        ? authSession(spec.name, spec.url, spec.auth, options.oauth)
+        : undefined;
   }
 
   get name(): string {
@@ -54,6 +68,7 @@ export class Server implements ServerConnection {
     if (this.spec.kind === "local") info.transport = "stdio";
     if (this.spec.kind === "remote") info.transport = "streamable-http";
     if (this.protocol !== undefined) info.protocol = this.protocol;
+    if (this.fingerprint !== undefined) info.fingerprint = this.fingerprint;
     return info;
   }
 
@@ -65,7 +80,14 @@ export class Server implements ServerConnection {
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
       try {
-        await this.connect(spec, spec.protocol, signal);
+        if (this.auth === undefined) await this.connect(spec, spec.protocol, signal);
+        else {
+          // A connect that stopped for a person's approval is made again after it.
+          await this.auth.connect(async () => {
+            await this.client?.close().catch(() => {});
+            await this.connect(spec, spec.protocol, signal);
+          }, signal);
+        }
       } catch (thrown) {
         if (!probeKilled(spec, this.transport, this.protocol) || this.closed || signal?.aborted) {
           throw thrown;
@@ -79,6 +101,13 @@ export class Server implements ServerConnection {
         "listing tools",
         signal,
       );
+      if (this.options.pin !== undefined) {
+        this.fingerprint = await checkPins(
+          this.name,
+          keptTools(this, listed.tools),
+          this.options.pin,
+        );
+      }
       this.tools = offeredTools(this, listed.tools, this.originals);
       if (this.closed) throw new Error("the server was stopped while starting");
       this.status = "connected";
@@ -112,9 +141,14 @@ export class Server implements ServerConnection {
     if (this.closed) throw new Error("the server was stopped before it started");
     const client = makeClient(this, protocol);
     this.client = client;
-    const transport = openTransport(spec, this.options, (text) => {
-      this.stderrTail = (this.stderrTail + text).slice(-2000);
-    });
+    const transport = openTransport(
+      spec,
+      this.options,
+      (text) => {
+        this.stderrTail = (this.stderrTail + text).slice(-2000);
+      },
+      this.auth,
+    );
     this.transport = transport;
     if (spec.kind === "local") this.starts++;
     await bounded(
@@ -132,9 +166,36 @@ export class Server implements ServerConnection {
     return typeof roots === "function" ? await roots() : roots;
   }
 
+  /**
+   * The server's new tool list (pinning only), checked against the fingerprint accepted so far:
+   * offered when it may be used, else the server fails and its tools answer with the change.
+   */
+  toolsChanged(listed: readonly unknown[]): void {
+    const { pin } = this.options;
+    if (pin === undefined) return;
+    const tools = listed as ListedTool[];
+    this.rechecked = this.rechecked.then(async () => {
+      if (this.status !== "connected") return;
+      try {
+        this.fingerprint = await checkPins(
+          this.name,
+          keptTools(this, tools),
+          pin,
+          this.fingerprint,
+        );
+        this.originals.clear();
+        this.tools = offeredTools(this, tools, this.originals);
+      } catch (thrown) {
+        this.refused = thrown instanceof Error ? thrown : new Error(messageOf(thrown));
+        this.fail(thrown);
+      }
+    });
+  }
+
   /** Disconnects; a local server is stopped with its whole process tree. Nothing starts after. */
   async close(): Promise<void> {
     this.closed = true;
+    this.auth?.close();
     const { client, transport } = this;
     this.client = undefined;
     if (client !== undefined) await client.close().catch(() => {});

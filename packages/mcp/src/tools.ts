@@ -11,6 +11,18 @@ export interface ListedTool {
   description?: string;
   inputSchema?: unknown;
   title?: string;
+  annotations?: unknown;
+}
+
+/** The listed tools the server's config keeps (what pinning fingerprints). */
+export function keptTools(server: ServerConnection, listed: readonly ListedTool[]): ListedTool[] {
+  const kept = new Set(
+    allowedTools(
+      listed.map((tool) => tool.name),
+      (server.spec as ActiveSpec).tools,
+    ),
+  );
+  return listed.filter((tool) => kept.has(tool.name));
 }
 
 /**
@@ -56,6 +68,10 @@ function toTool(server: ServerConnection, def: ListedTool): Tool {
     // A declined question is the server's to hear (decline/cancel), not the loop's to answer.
     handlesRefusals: true,
     maxSuspensions: server.options.maxRounds ?? 8,
-    execute: (args, ctx) => callTool(server, def.name, name, args ?? {}, ctx),
+    // A server whose changed tools were refused (pinning) is not called any more.
+    execute: (args, ctx) =>
+      server.refused === undefined
+        ? callTool(server, def.name, name, args ?? {}, ctx)
+        : Promise.reject(server.refused),
   };
 }

@@ -3,6 +3,7 @@
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { childEnv } from "./child-env.js";
 import type { ActiveSpec } from "./connection.js";
+import type { AuthSession } from "./oauth/session.js";
 import { StdioTransport } from "./stdio.js";
 import type { LoadMcpOptions } from "./types.js";
 
@@ -11,13 +12,17 @@ export function openTransport(
   spec: ActiveSpec,
   options: LoadMcpOptions,
   onStderr: (text: string) => void,
+  auth?: AuthSession,
 ): StdioTransport | StreamableHTTPClientTransport {
   if (spec.kind === "remote") {
-    // The SDK follows a redirect only within the endpoint's origin, so these headers never
-    // reach another origin (src/redirect.test.ts holds it to that).
-    return new StreamableHTTPClientTransport(new URL(spec.url), {
+    // The SDK follows a redirect only within the endpoint's origin, so these headers (and an
+    // OAuth token) never reach another origin (src/redirect.test.ts, src/oauth/oauth.test.ts).
+    const transport = new StreamableHTTPClientTransport(new URL(spec.url), {
       requestInit: { headers: spec.headers },
+      ...(auth === undefined ? {} : { authProvider: auth.provider }),
     });
+    auth?.attach(transport);
+    return transport;
   }
   const transport = new StdioTransport({
     command: spec.command,

@@ -1,5 +1,8 @@
 // The public shapes of loadMcp: its options, a server's state, the toolset it returns.
 import type { Answer, Request, Tool, ToolCall } from "@toolnexus/core";
+import type { McpOAuthOptions } from "./oauth/types.js";
+import type { McpServerFingerprint } from "./pinning.js";
+import type { McpPinOptions } from "./pinning-policy.js";
 
 /** A server's state: the contract's three. */
 export type McpServerStatus = "connected" | "failed" | "disabled";
@@ -71,6 +74,13 @@ export interface LoadMcpOptions {
   clientInfo?: { name: string; version: string };
   /** Where a local server's stderr goes: `"pipe"` (default: kept for failure reasons) or `"inherit"`. */
   stderr?: "pipe" | "inherit";
+  /**
+   * OAuth for remote servers (on for every remote server whose entry does not say
+   * `"auth": false`): how a person is sent to approve, and where tokens are kept.
+   */
+  oauth?: McpOAuthOptions;
+  /** Tool pinning: refuse or warn when a server's tool definitions differ from approved ones. */
+  pin?: McpPinOptions;
 }
 
 /** One server's state, with the reason when it failed. */
@@ -84,6 +94,8 @@ export interface McpServerInfo {
   protocol?: string;
   /** Its tools' toolnexus names. */
   tools: string[];
+  /** The fingerprint of its offered tools' definitions (with `pin`), for the host to store. */
+  fingerprint?: McpServerFingerprint;
 }
 
 /**

@@ -1,0 +1,182 @@
+// The SDK's OAuth client (discovery, registration, PKCE, the resource parameter, refresh and
+// step-up all live in @modelcontextprotocol/client) fed from a host's token store, with the
+// person's approval asked of the host's `authorize`.
+import { randomBytes } from "node:crypto";
+import type {
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from "@modelcontextprotocol/client";
+import { McpAuthorizationError } from "./errors.js";
+import type { McpAuthConfig, McpAuthRecord, McpOAuthOptions, McpTokenStore } from "./types.js";
+
+/** A token this close to its expiry counts as expired (a request takes time to arrive). */
+const EXPIRY_SKEW_MS = 30_000;
+
+/** Where no redirect is configured: never reached, since no person is asked then. */
+const NO_REDIRECT = "http://127.0.0.1/toolnexus-oauth-callback";
+
+/** One server's OAuth client state: stored tokens and registration, plus this process's PKCE state. */
+export class StoreProvider implements OAuthClientProvider {
+  private verifier: string | undefined;
+  private discovery: OAuthDiscoveryState | undefined;
+  private lastState: string | undefined;
+  /** The issuer the SDK stamped on the pre-registered client (kept so later reads carry it). */
+  private stampedIssuer: string | undefined;
+  /** Set when the SDK sends the person off: resolves with the callback's parameters. */
+  onRedirect: ((url: URL, state: string | undefined) => void) | undefined;
+
+  constructor(
+    readonly server: string,
+    /** The store key: the server's URL (tokens are for that resource only). */
+    readonly key: string,
+    private readonly config: McpAuthConfig,
+    private readonly options: McpOAuthOptions,
+    private readonly store: McpTokenStore,
+  ) {}
+
+  private get machine(): boolean {
+    return this.config.grant === "client_credentials";
+  }
+
+  get redirectUrl(): string | undefined {
+    if (this.machine) return undefined;
+    return this.options.redirectUrl ?? NO_REDIRECT;
+  }
+
+  get clientMetadataUrl(): string | undefined {
+    return this.config.clientMetadataUrl ?? this.options.clientMetadataUrl;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    const redirect = this.redirectUrl;
+    const metadata: OAuthClientMetadata = {
+      client_name: this.options.clientName ?? "toolnexus",
+      redirect_uris: redirect === undefined ? [] : [redirect],
+      grant_types: this.machine ? ["client_credentials"] : ["authorization_code", "refresh_token"],
+      response_types: this.machine ? [] : ["code"],
+      token_endpoint_auth_method:
+        this.config.tokenEndpointAuthMethod ??
+        (this.config.clientSecret === undefined ? "none" : "client_secret_basic"),
+    };
+    if (this.config.scope !== undefined) metadata.scope = this.config.scope;
+    return metadata;
+  }
+
+  state(): string {
+    this.lastState = randomBytes(16).toString("base64url");
+    return this.lastState;
+  }
+
+  private async record(): Promise<McpAuthRecord> {
+    return (await this.store.get(this.key)) ?? {};
+  }
+
+  private async update(change: (record: McpAuthRecord) => void): Promise<void> {
+    const record = await this.record();
+    change(record);
+    if (record.tokens === undefined && record.client === undefined)
+      await this.store.delete(this.key);
+    else await this.store.set(this.key, record);
+  }
+
+  async clientInformation(): Promise<StoredOAuthClientInformation | undefined> {
+    if (this.config.clientId !== undefined) {
+      const info: StoredOAuthClientInformation = { client_id: this.config.clientId };
+      if (this.config.clientSecret !== undefined) info.client_secret = this.config.clientSecret;
+      const issuer = this.config.issuer ?? this.stampedIssuer;
+      if (issuer !== undefined) info.issuer = issuer;
+      return info;
+    }
+    return (await this.record()).client;
+  }
+
+  async saveClientInformation(info: StoredOAuthClientInformation): Promise<void> {
+    // A pre-registered client is the config's: only the issuer it was first used with is kept.
+    if (this.config.clientId !== undefined) {
+      this.stampedIssuer ??= info.issuer;
+      return;
+    }
+    await this.update((record) => {
+      record.client = info;
+    });
+  }
+
+  /**
+   * The tokens. Read without a context (the transport's header for each request) an expired
+   * access token is left out, so the server answers 401 and the SDK refreshes it.
+   */
+  async tokens(ctx?: { issuer: string }): Promise<StoredOAuthTokens | undefined> {
+    const { tokens } = await this.record();
+    if (tokens === undefined) return undefined;
+    const { obtained_at, ...rest } = tokens;
+    if (
+      ctx === undefined &&
+      obtained_at !== undefined &&
+      rest.expires_in !== undefined &&
+      obtained_at + rest.expires_in * 1000 - EXPIRY_SKEW_MS <= Date.now()
+    ) {
+      return undefined;
+    }
+    return rest;
+  }
+
+  async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
+    await this.update((record) => {
+      record.tokens = { ...tokens, obtained_at: Date.now() };
+    });
+  }
+
+  redirectToAuthorization(url: URL): void {
+    if (this.machine || this.options.authorize === undefined || this.onRedirect === undefined) {
+      throw new McpAuthorizationError(
+        `the MCP server "${this.server}" needs a person to authorize access; give loadMcp an oauth.authorize (and oauth.redirectUrl), or store tokens for it first`,
+        this.server,
+      );
+    }
+    this.onRedirect(url, this.lastState);
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    if (this.verifier === undefined) {
+      throw new McpAuthorizationError(
+        `no authorization of "${this.server}" was started in this process`,
+        this.server,
+      );
+    }
+    return this.verifier;
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovery;
+  }
+
+  async invalidateCredentials(
+    scope: "all" | "client" | "tokens" | "verifier" | "discovery",
+  ): Promise<void> {
+    if (scope === "all" || scope === "verifier") this.verifier = undefined;
+    if (scope === "all" || scope === "discovery") this.discovery = undefined;
+    if (scope === "verifier" || scope === "discovery") return;
+    await this.update((record) => {
+      if (scope === "all" || scope === "tokens") delete record.tokens;
+      if (scope === "all" || scope === "client") delete record.client;
+    });
+  }
+
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (!this.machine) return undefined;
+    const params = new URLSearchParams({ grant_type: "client_credentials" });
+    if (scope !== undefined && scope !== "") params.set("scope", scope);
+    return params;
+  }
+}
