@@ -1,0 +1,49 @@
+// The `auth` field of a remote server's entry, as parseMcpConfig reads it.
+import { describe, expect, it } from "vitest";
+import { parseMcpConfig } from "./config.js";
+
+const remote = (auth: unknown) =>
+  parseMcpConfig(
+    { mcpServers: { s: { url: "https://x.test/mcp", auth } } },
+    { SECRET: "from-the-environment-1234" },
+  )[0];
+
+describe("auth in a remote entry", () => {
+  it("is absent, on, off, or settings with the secret expanded and scrubbed", () => {
+    expect(remote(undefined)).not.toHaveProperty("auth");
+    expect(remote(true)).toMatchObject({ kind: "remote", auth: {} });
+    expect(remote(false)).toMatchObject({ kind: "remote", auth: false });
+    const spec = remote({
+      grant: "client_credentials",
+      clientId: "machine",
+      clientSecret: "${SECRET}",
+      scope: "read write",
+    });
+    expect(spec).toMatchObject({
+      kind: "remote",
+      auth: {
+        grant: "client_credentials",
+        clientId: "machine",
+        clientSecret: "from-the-environment-1234",
+        scope: "read write",
+      },
+    });
+    expect(spec?.kind === "remote" && spec.secrets).toContain("from-the-environment-1234");
+  });
+
+  it("makes a malformed entry invalid, saying why", () => {
+    expect(remote("yes")).toMatchObject({
+      kind: "invalid",
+      reason: '"auth" must be true, false or an object',
+    });
+    expect(remote({ grant: "password" })).toMatchObject({ kind: "invalid" });
+    expect(remote({ clientId: 3 })).toMatchObject({
+      kind: "invalid",
+      reason: '"auth.clientId" must be a non-empty string',
+    });
+    expect(remote({ grant: "client_credentials", clientId: "m" })).toMatchObject({
+      kind: "invalid",
+      reason: 'the "client_credentials" grant needs "auth.clientId" and "auth.clientSecret"',
+    });
+  });
+});
