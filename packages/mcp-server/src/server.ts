@@ -1,0 +1,203 @@
+// The MCP server of a list of toolnexus tools: one factory, used per HTTP request (2026),
+// per legacy session (2025 over HTTP) and per stdio connection.
+
+import { randomBytes } from "node:crypto";
+import {
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  createRequestStateCodec,
+  fromJsonSchema,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  McpServer,
+  type McpServerFactory,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import { Scrubber, type Tool, type ToolResult } from "@toolnexus/core";
+import { type CallSetup, callRound, type RoundEnd } from "./call.js";
+import { DurableRounds } from "./durable.js";
+import type { ElicitReply } from "./elicitation.js";
+import { DEFAULTS, type McpCaller, type McpServeOptions } from "./options.js";
+import { INPUT_KEY, type RoundState, roundStateOf } from "./suspension.js";
+
+/** The tools `options` serves, by name (the `expose` filter applied). */
+export function servedTools(options: McpServeOptions): Map<string, Tool> {
+  const only = options.expose === undefined ? undefined : new Set(options.expose);
+  const tools = new Map<string, Tool>();
+  for (const tool of options.tools) {
+    if (only !== undefined && !only.has(tool.name)) continue;
+    if (tools.has(tool.name)) throw new TypeError(`two tools are named ${tool.name}`);
+    tools.set(tool.name, tool);
+  }
+  return tools;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Counts array elements and object members, stopping past `limit`. */
+function elementsOver(value: unknown, limit: number): boolean {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item !== "object" || item === null) continue;
+    const children = Array.isArray(item) ? item : Object.values(item);
+    count += children.length;
+    if (count > limit) return true;
+    stack.push(...children);
+  }
+  return false;
+}
+
+function callerOf(ctx: ServerContext, server: McpServer): McpCaller {
+  const caller: McpCaller = {};
+  const auth = ctx.http?.authInfo;
+  // Identity only: the token itself never reaches a tool.
+  if (auth?.clientId !== undefined) caller.clientId = auth.clientId;
+  if (auth?.scopes !== undefined) caller.scopes = [...auth.scopes];
+  if (ctx.sessionId !== undefined) caller.sessionId = ctx.sessionId;
+  const info = server.server.getClientVersion();
+  if (info !== undefined) caller.client = { name: info.name, version: info.version };
+  return caller;
+}
+
+/** Text for the client: secrets scrubbed, cut at the limit. */
+function toCallToolResult(result: ToolResult, scrub: Scrubber, maxChars: number): CallToolResult {
+  let text = scrub.text(result.output);
+  if (text.length > maxChars) {
+    text = `${text.slice(0, maxChars)}\n[cut: the result was ${text.length} characters, the limit is ${maxChars}]`;
+  }
+  return { content: [{ type: "text", text }], isError: result.isError };
+}
+
+/**
+ * A factory of MCP servers that serve `options.tools`: give it to the SDK's serving entries
+ * (`createMcpHandler`, `serveStdio`) or call it yourself and connect the server to any transport.
+ */
+export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
+  const tools = servedTools(options);
+  const scrub = new Scrubber(options.secrets ?? []);
+  const codec = createRequestStateCodec<RoundState>({
+    key: options.stateKey ?? randomBytes(32),
+    ttlSeconds: options.stateTtlSeconds ?? DEFAULTS.stateTtlSeconds,
+    // A round's state is good only for the client it was given to.
+    bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ""}`,
+  });
+  const maxArgumentBytes = options.maxArgumentBytes ?? DEFAULTS.maxArgumentBytes;
+  const maxArgumentElements = options.maxArgumentElements ?? DEFAULTS.maxArgumentElements;
+  const maxOutputChars = options.maxOutputChars ?? DEFAULTS.maxOutputChars;
+  const runs = options.runs === undefined ? undefined : new DurableRounds(options.runs);
+  const schemas = new Map(
+    [...tools.values()].map(
+      (tool) =>
+        [
+          tool.name,
+          fromJsonSchema(tool.inputSchema as Parameters<typeof fromJsonSchema>[0]),
+        ] as const,
+    ),
+  );
+
+  return () => {
+    const server = new McpServer(
+      { name: options.name ?? DEFAULTS.name, version: options.version ?? DEFAULTS.version },
+      {
+        capabilities: { tools: {} },
+        ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+        maxToolInputElements: maxArgumentElements,
+        requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
+      },
+    );
+    for (const tool of tools.values()) {
+      server.registerTool(
+        tool.name,
+        { description: scrub.text(tool.description), inputSchema: schemas.get(tool.name) },
+        async (args: unknown, ctx: ServerContext) => {
+          const started = Date.now();
+          const end = await serveRound(tool, isObject(args) ? args : {}, ctx, server);
+          options.onCall?.({
+            name: tool.name,
+            source: tool.source,
+            ms: Date.now() - started,
+            isError: end.kind === "result" && end.result.isError,
+            asked: end.kind === "ask",
+          });
+          return toMcp(end);
+        },
+      );
+    }
+    return server;
+  };
+
+  async function serveRound(
+    tool: Tool,
+    args: Record<string, unknown>,
+    ctx: ServerContext,
+    server: McpServer,
+  ): Promise<RoundEnd> {
+    if (JSON.stringify(args).length > maxArgumentBytes || elementsOver(args, maxArgumentElements)) {
+      return {
+        kind: "result",
+        result: {
+          output: `the arguments of ${tool.name} are larger than this server accepts`,
+          isError: true,
+        },
+      };
+    }
+    const raw = ctx.mcpReq.requestState<unknown>();
+    const state = raw === undefined ? undefined : roundStateOf(raw);
+    if (raw !== undefined && state === undefined) {
+      return {
+        kind: "result",
+        result: { output: "this round's requestState is not this server's", isError: true },
+      };
+    }
+    const token = ctx.mcpReq._meta?.progressToken;
+    const notify = ctx.mcpReq.notify;
+    const setup: CallSetup = {
+      scrub,
+      timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+      maxRounds: options.maxRounds ?? DEFAULTS.maxRounds,
+      mint: (payload) => codec.mint(payload, ctx),
+      ...(runs === undefined ? {} : { runs }),
+    };
+    const capabilities =
+      ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as keyof typeof ctx.mcpReq.envelope] ??
+      server.server.getClientCapabilities();
+    return callRound(setup, tool, args, {
+      channel: {
+        signal: ctx.mcpReq.signal,
+        caller: callerOf(ctx, server),
+        ...(ctx.sessionId === undefined ? {} : { sessionId: ctx.sessionId }),
+        ...(token === undefined
+          ? {}
+          : {
+              progress: (progress: number, total?: number, message?: string) => {
+                const params: Record<string, unknown> = { progressToken: token, progress };
+                if (total !== undefined) params.total = total;
+                if (message !== undefined) params.message = scrub.text(message);
+                notify({ method: "notifications/progress", params } as never).catch(() => {});
+              },
+            }),
+      },
+      ...(state === undefined ? {} : { state }),
+      reply: inputResponse(ctx.mcpReq.inputResponses, INPUT_KEY) as ElicitReply,
+      capabilities,
+    });
+  }
+
+  function toMcp(end: RoundEnd): CallToolResult | InputRequiredResult {
+    if (end.kind === "result") return toCallToolResult(end.result, scrub, maxOutputChars);
+    const e = end.elicitation;
+    const request =
+      e.mode === "url"
+        ? inputRequired.elicitUrl({ message: e.message, url: e.url })
+        : inputRequired.elicit({ message: e.message, requestedSchema: e.requestedSchema as never });
+    return inputRequired({
+      inputRequests: { [INPUT_KEY]: request },
+      requestState: end.requestState,
+    });
+  }
+}
