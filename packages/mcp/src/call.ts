@@ -1,12 +1,14 @@
 // One execution of an MCP tool: a first call, or a retry with the human's answer; the rounds of
 // `input_required`, URL-required errors and halted push-style questions become suspensions.
 import { error, pending, type ToolContext, type ToolResult } from "@toolnexus/core";
-import type { ActiveSpec, ServerConnection as Server } from "./connection.js";
+import { type ActiveSpec, messageOf, type ServerConnection as Server } from "./connection.js";
 import { answerInputRequests } from "./input-required.js";
 import { combinedRequest, elicitationKey, elicitationRequest } from "./mapping.js";
 import { resumeFrom } from "./resume.js";
 import { send } from "./send.js";
 import { type McpState, ownState, STATE_VERSION } from "./state.js";
+import { followTask, resumeTask } from "./task.js";
+import type { McpTask } from "./task-wire.js";
 
 export async function callTool(
   server: Server,
@@ -25,6 +27,7 @@ export async function callTool(
     // Someone else's question (an approval) was refused: nothing to tell the server.
     return error(`declined/expired: ${exposed}`, { ...meta, answer });
   }
+  if (state?.kind === "task") return resumeTask({ server, tool, exposed, ctx }, state, answer);
   const resumed = resumeFrom({ name: tool, arguments: args }, state, answer);
   if (resumed === "declined") {
     return error(`declined/expired: the server's authorization was not completed`, meta);
@@ -43,6 +46,7 @@ export async function callTool(
   for (let round = 0; ; round++) {
     const outcome = await send(server, params, exposed, args, ctx, spec.timeout, hard, replay);
     if ("result" in outcome) return outcome.result;
+    if ("task" in outcome) return followNew({ server, tool, exposed, ctx }, outcome.task);
     if ("halted" in outcome) {
       const { answers, asking } = outcome.halted;
       const kept: McpState = { mcp: STATE_VERSION, kind: "replay", answers, asking };
@@ -93,5 +97,23 @@ export async function callTool(
     // The server's opaque state goes back byte for byte (never shown to the model).
     if (requestState !== undefined) kept.requestState = requestState;
     return pending({ ...combinedRequest(elicitations, server.name), state: kept });
+  }
+}
+
+/** A task the server just made of the call: followed, a poll that fails being the call's error. */
+async function followNew(
+  call: Parameters<typeof followTask>[0],
+  task: McpTask,
+): Promise<ToolResult> {
+  try {
+    return await followTask(call, task);
+  } catch (thrown) {
+    const { server } = call;
+    return error(
+      server.scrub.text(
+        `MCP server ${server.name}: the task of ${call.tool} could not be followed: ${messageOf(thrown)}`,
+      ),
+      { server: server.name, tool: call.tool, task: task.taskId },
+    );
   }
 }

@@ -5,6 +5,7 @@ import type { ActiveSpec, ServerConnection } from "./connection.js";
 import { onElicit } from "./elicit.js";
 import type { Elicitation } from "./mapping.js";
 import { versionOptions } from "./probe.js";
+import { TASKS_EXTENSION } from "./task-wire.js";
 
 const CLIENT_INFO = { name: "toolnexus", version: "0.1.0" };
 
@@ -15,6 +16,8 @@ export function makeClient(server: ServerConnection, protocol: ActiveSpec["proto
   if (options.elicitation !== false) capabilities.elicitation = { form: {}, url: {} };
   if (options.sampling !== undefined) capabilities.sampling = {};
   if (options.roots !== undefined) capabilities.roots = { listChanged: false };
+  // Tasks extension: a 2026 server may answer a call with a task, which task.ts follows.
+  if (options.tasks !== false) capabilities.extensions = { [TASKS_EXTENSION]: {} };
   const client = new Client(options.clientInfo ?? CLIENT_INFO, {
     capabilities,
     // 2026 servers' questions come back to us as data, to suspend on (never fulfilled inside the call).

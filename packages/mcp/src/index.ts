@@ -53,3 +53,12 @@ export {
   toolFingerprint,
 } from "./pinning.js";
 export { checkPins, type McpPinOptions, type McpPinVerdict } from "./pinning-policy.js";
+export { DEFAULT_TASK_WAIT_MS, TASK_REQUEST_KIND } from "./task.js";
+export {
+  type McpTask,
+  McpTaskError,
+  type McpTaskStatus,
+  parseTask,
+  TASKS_EXTENSION,
+} from "./task-wire.js";
+export type { WatchTasksOptions, WatchTasksSummary } from "./types.js";

@@ -3,6 +3,7 @@ import { parseMcpConfig, readConfig } from "./config.js";
 import { checkServerNames, checkToolNames } from "./names.js";
 import { Scrubber } from "./scrub.js";
 import { Server } from "./server.js";
+import { watchTasks } from "./task-watch.js";
 import type { LoadMcpOptions, McpToolset } from "./types.js";
 
 export type {
@@ -60,6 +61,8 @@ export async function loadMcp(
     tools: () => servers.flatMap((server) => (server.status === "connected" ? server.tools : [])),
     status: () => Object.fromEntries(servers.map((server) => [server.name, server.status])),
     servers: () => servers.map((server) => server.info()),
+    watchTasks: (watch) =>
+      watchTasks(new Map(servers.map((server) => [server.name, server])), watch),
     close: () => {
       closing ??= Promise.all(servers.map((server) => server.close())).then(() => {});
       return closing;

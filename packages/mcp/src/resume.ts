@@ -46,6 +46,8 @@ export function resumeFrom(
       approved: [...(state.approved ?? [])],
     };
   }
+  // A task is taken up by task.ts, never sent again.
+  if (state.kind === "task") return { params, replay: [], approved: [] };
   if (!answer.ok) return "declined";
   const approved = [...(state.approved ?? [])];
   if (state.asking !== undefined) approved.push(elicitationKey(state.asking));

@@ -13,6 +13,8 @@ import { CallState, isTimeout } from "./call-state.js";
 import { isObject, messageOf, type ServerConnection as Server } from "./connection.js";
 import { type Elicitation, type McpCallResult, toToolResult } from "./mapping.js";
 import type { Replayed } from "./state.js";
+import { taskOf } from "./task-intercept.js";
+import { type McpTask, parseTask } from "./task-wire.js";
 
 /** Longest a timer may be set for; the SDK's own request timeout is set to it (we keep time). */
 const FOREVER = 2_147_483_647;
@@ -26,7 +28,9 @@ export type Outcome =
   /** A URL-required error (-32042): the links the server wants visited first. */
   | { urlRequired: Elicitation[] }
   /** A push-style question nobody could answer while the call waited. */
-  | { halted: { answers: Replayed[]; asking: Elicitation } };
+  | { halted: { answers: Replayed[]; asking: Elicitation } }
+  /** The server made the call a task (Tasks extension): task.ts follows it. */
+  | { task: McpTask };
 
 /** Sends one tools/call within the call's clocks. */
 export async function send(
@@ -70,6 +74,8 @@ export async function send(
     if (call.suspendWith !== undefined) return halted();
     if (isInputRequiredResult(result)) {
       const r = result as InputRequired;
+      const handle = taskOf(r.requestState);
+      if (handle !== undefined) return { task: parseTask(scrub.deep(handle)) };
       const out: InputRequired = {};
       if (r.inputRequests !== undefined) out.inputRequests = r.inputRequests;
       if (r.requestState !== undefined) out.requestState = r.requestState;

@@ -39,6 +39,18 @@ export type McpState =
       approved?: string[];
       /** The link being asked about now. */
       asking?: Elicitation;
+    }
+  | {
+      mcp: typeof STATE_VERSION;
+      kind: "task";
+      /** The server's task (Tasks extension): polled, never started again. */
+      taskId: string;
+      /** The task's input requests waiting for the human, by the server's keys. */
+      elicitations?: Record<string, Elicitation>;
+      /** Responses the host gave already (sampling, roots), by the server's keys. */
+      responses?: Record<string, unknown>;
+      /** Input request keys answered already: asked again while the server catches up, skipped. */
+      answered?: string[];
     };
 
 /** The state when it is one of ours (a suspension this package made), else undefined. */

@@ -1,5 +1,5 @@
 // The public shapes of loadMcp: its options, a server's state, the toolset it returns.
-import type { Answer, Request, Tool, ToolCall } from "@toolnexus/core";
+import type { Answer, Request, RunStore, Tool, ToolCall } from "@toolnexus/core";
 import type { McpOAuthOptions } from "./oauth/types.js";
 import type { McpServerFingerprint } from "./pinning.js";
 import type { McpPinOptions } from "./pinning-policy.js";
@@ -81,6 +81,19 @@ export interface LoadMcpOptions {
   oauth?: McpOAuthOptions;
   /** Tool pinning: refuse or warn when a server's tool definitions differ from approved ones. */
   pin?: McpPinOptions;
+  /**
+   * Set false to not declare the Tasks extension (`io.modelcontextprotocol/tasks`): servers then
+   * answer every call in place. Default true.
+   */
+  tasks?: boolean;
+  /**
+   * How long one call polls a server's task (backing off from 100 ms to 5 s, or the server's
+   * `pollIntervalMs`) before the run halts on it with a Request of kind `mcp_task` that
+   * {@link McpToolset.watchTasks} answers when the task moves. Default 0: the run halts at once,
+   * so the task id is durable before anything else happens (a worker killed while it polled
+   * would call the tool again). Raise it for hosts without a watcher.
+   */
+  taskWaitMs?: number;
 }
 
 /** One server's state, with the reason when it failed. */
@@ -110,8 +123,39 @@ export interface McpToolset {
   /** Each configured server's state with details (the failure reason, transport, protocol). */
   servers(): McpServerInfo[];
   /**
+   * Watches the servers' tasks that runs of `options.runs` halted on (Requests of kind
+   * `mcp_task`): polls each with `tasks/get`, backing off, and answers its Request when the task
+   * is no longer working, so a worker (`client.work`) continues the run; cancels the task of a
+   * run that was cancelled. Resolves with what it did when `options.signal` aborts.
+   */
+  watchTasks(options: WatchTasksOptions): Promise<WatchTasksSummary>;
+  /**
    * Disconnects every server and stops each local server with everything it started (its
    * process group and every descendant): stdin closed, then SIGTERM, then SIGKILL.
    */
   close(): Promise<void>;
+}
+
+/** Options of {@link McpToolset.watchTasks}. */
+export interface WatchTasksOptions {
+  /** The run store the workers use (`client.runs`). */
+  runs: Pick<RunStore, "list" | "answer">;
+  /** Stops the watcher. */
+  signal: AbortSignal;
+  /** How often the store is read, in ms; also each task's first poll interval. Default 1000. */
+  pollMs?: number;
+  /** The longest a working task goes unpolled, in ms. Default 30 000. */
+  maxPollMs?: number;
+  /** Told of a poll or an answer that failed (the watcher goes on); nothing secret in it. */
+  onError?: (error: Error) => void;
+}
+
+/** What a watcher did before it stopped. */
+export interface WatchTasksSummary {
+  /** `tasks/get` requests sent. */
+  polls: number;
+  /** Requests answered because their task moved. */
+  answered: number;
+  /** Tasks cancelled because their run was. */
+  cancelled: number;
 }

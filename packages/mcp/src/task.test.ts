@@ -1,0 +1,112 @@
+// A 2026 server's tasks (Tasks extension) against the real server of fixtures/task-server.mjs:
+// followed in the call, halted on durably and continued after the watcher saw the task move,
+// asking the human through tasks/update, and cancelled with their run.
+import { createClient } from "@toolnexus/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadMcp, type McpToolset, TASK_REQUEST_KIND } from "./index.js";
+import { eventually, startTaskServer, type TaskServer, taskScript } from "./task-support.js";
+
+describe("MCP tasks", () => {
+  let server: TaskServer;
+  const open: McpToolset[] = [];
+  const watchers: AbortController[] = [];
+  beforeAll(async () => {
+    server = await startTaskServer();
+  });
+  afterAll(async () => {
+    for (const watcher of watchers) watcher.abort();
+    await Promise.all(open.map((mcp) => mcp.close()));
+    await server?.stop();
+  });
+
+  const load = async (taskWaitMs: number) => {
+    const mcp = await loadMcp(
+      { mcpServers: { ci: { url: server.url, protocol: "2026-07-28" } } },
+      { taskWaitMs },
+    );
+    open.push(mcp);
+    expect(mcp.status()).toEqual({ ci: "connected" });
+    return mcp;
+  };
+  const watch = (mcp: McpToolset, runs: Parameters<McpToolset["watchTasks"]>[0]["runs"]) => {
+    const stop = new AbortController();
+    watchers.push(stop);
+    const summary = mcp.watchTasks({ runs, signal: stop.signal, pollMs: 20 });
+    return { stop, summary };
+  };
+
+  it("follows a task in the call until it completes: the tool ran once", async () => {
+    const mcp = await load(60_000);
+    const client = createClient({ model: taskScript("ci_build"), tools: mcp.tools() });
+    const before = await server.stats();
+    const run = client.run("inline");
+    await eventually(async () => (await server.stats()).gets > before.gets, "a poll");
+    await server.finish();
+    const result = await run;
+    expect(result.status).toBe("done");
+    expect(result.text).toBe("final: built inline");
+    expect((await server.stats()).executions - before.executions).toBe(1);
+  });
+
+  it("halts the run on a working task; the watcher answers once it completes; the run goes on with its result", async () => {
+    const mcp = await load(0);
+    const client = createClient({ model: taskScript("ci_build"), tools: mcp.tools() });
+    const before = await server.stats();
+    const halted = await client.run("later");
+    expect(halted.status).toBe("pending");
+    if (halted.status !== "pending") return;
+    expect(halted.pending.kind).toBe(TASK_REQUEST_KIND);
+    expect(halted.pending.data).toMatchObject({ server: "ci", status: "working" });
+    const { stop, summary } = watch(mcp, client.runs);
+    await server.finish();
+    await eventually(
+      async () => (await client.getRun(halted.runId))?.state === "ready",
+      "the run is ready",
+    );
+    const done = await client.continueRun(halted.runId);
+    expect(done.text).toBe("final: built later");
+    stop.abort();
+    expect((await summary).answered).toBe(1);
+    expect((await server.stats()).executions - before.executions).toBe(1);
+  });
+
+  it("a task that needs input asks the human; the answer goes back with tasks/update", async () => {
+    const mcp = await load(0);
+    const client = createClient({ model: taskScript("ci_release"), tools: mcp.tools() });
+    const before = await server.stats();
+    const halted = await client.run("v2");
+    expect(halted.status === "pending" && halted.pending.kind).toBe(TASK_REQUEST_KIND);
+    if (halted.status !== "pending") return;
+    const { stop } = watch(mcp, client.runs);
+    await server.finish();
+    await eventually(
+      async () => (await client.getRun(halted.runId))?.state === "ready",
+      "the run is ready",
+    );
+    const asked = await client.continueRun(halted.runId);
+    stop.abort();
+    expect(asked.status).toBe("pending");
+    if (asked.status !== "pending") return;
+    expect(asked.pending.kind).toBe("input");
+    expect(asked.pending.prompt).toBe("Release v2?");
+    const done = await client.resume({ id: asked.pending.id, ok: true, data: { approve: true } });
+    expect(done.text).toBe("final: released v2");
+    const after = await server.stats();
+    expect(after.updates - before.updates).toBe(1);
+    expect(after.executions - before.executions).toBe(1);
+  });
+
+  it("cancelling the run cancels its task on the server", async () => {
+    const mcp = await load(0);
+    const client = createClient({ model: taskScript("ci_build"), tools: mcp.tools() });
+    const before = await server.stats();
+    const halted = await client.run("doomed");
+    if (halted.status !== "pending") throw new Error(`not halted: ${halted.status}`);
+    await client.cancel(halted.runId, { reason: "not needed" });
+    const { stop, summary } = watch(mcp, client.runs);
+    await eventually(async () => (await server.stats()).cancels > before.cancels, "tasks/cancel");
+    stop.abort();
+    expect((await summary).cancelled).toBe(1);
+    expect((await client.getRun(halted.runId))?.state).toBe("cancelled");
+  });
+});
