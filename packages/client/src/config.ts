@@ -10,6 +10,7 @@ import {
 import type { Instrumentation } from "./instrumentation.js";
 import { memoryConversationStore, memoryRunStore } from "./memory-stores.js";
 import type { ClientOptions, Hooks, RunEvent, WaitFor } from "./types.js";
+import { type ApprovalPolicy, checkPolicies } from "./policy.js";
 
 /** Client options checked once, with defaults applied and lookups prepared. */
 export interface ResolvedConfig {
@@ -180,3 +181,4 @@ export function resolveConfig(options: ClientOptions): ResolvedConfig {
     listens: onEvent !== undefined,
   };
 }
+    policies: checkPolicies(options.policies),

@@ -2,6 +2,7 @@
 // expiries to a halted turn, run again the calls that were in flight, then go on looping.
 import {
   type Answer,
+  approvalOf,
   type Checkpoint,
   type ClaimedRun,
   callIdOf,
@@ -15,7 +16,7 @@ import { settleAll } from "./fan-out.js";
 import { journalCall, replay } from "./journaled-call.js";
 import { checkPending, findCall, REFUSED, toolFor } from "./preflight.js";
 import type { Run } from "./run-state.js";
-import { afterAnswer, isExpired } from "./suspension.js";
+import { afterAnswer, expiryAnswer, isExpired } from "./suspension.js";
 import { finish, halt, loop, settleTurn } from "./turn-loop.js";
 import type { RunResult } from "./types.js";
 
@@ -82,7 +83,12 @@ async function continueHalted(
         if (given === undefined && !isExpired(waiting.deadline ?? waiting.request.expiresAt)) {
           return waiting;
         }
-        const answer: Answer = given ?? { id: waiting.request.id, ok: false, reason: "expired" };
+        const answer: Answer = given ?? expiryAnswer(waiting.request.id, waiting.waitRules);
+        // Distinct approvals: who gave this one is asked of the store (answers carry no `by`).
+        const by =
+          waiting.approval && given?.ok === true && approvalOf(waiting.request) !== undefined
+            ? (await run.config.runs.getRequest(waiting.request.id))?.answeredBy
+            : undefined;
         const { call, messageId } = findCall(run.messages, run.runId, waiting.callId);
         const tool = run.config.tools.get(waiting.tool) as Tool;
         run.attempts!.set(callIdOf(call), since);
@@ -102,7 +108,8 @@ async function continueHalted(
             waiting.args,
             messageId,
             waiting.request,
-            waiting.approval,
+            // An expiry's default answer ends a policy's approvals: it is not one more approver.
+            waiting.approval && given !== undefined,
             answer,
             waiting.state,
             waiting.round,
@@ -111,6 +118,8 @@ async function continueHalted(
         settled = await (durability === undefined
           ? again()
           : callStep(run, durability, call, waiting.request.id, again));
+            waiting.waitRules,
+            by,
         if (run.journal !== undefined) await journalCall(run, call.id, settled, waiting.request.id);
       }
       run.messages[waiting.slot] = settled.message;

@@ -6,6 +6,7 @@ import {
   type AnswerReceipt,
   type Checkpoint,
   type ClaimedRun,
+  checkApprover,
   copyWireData,
   parseAnswer,
   type RunInfo,
@@ -313,6 +314,8 @@ export async function recordAnswers(
     } catch (thrown) {
       // Too late: the request expired, and continuing the run applies the expiry (the tool
       // sees a declined answer), which is what the caller asked for.
+    // A policy's approval: never the requester, never someone who approved this call before.
+    checkApprover(found.request, by);
       // Matched by code, not instanceof: a store may load its own copy of core.
       const conflict = thrown as Partial<AnswerConflictError> | undefined;
       if (conflict?.code !== "answer_conflict" || conflict.reason !== "expired") throw thrown;
@@ -336,6 +339,9 @@ export async function recordAnswer(
     if (config.defaultRuns && (thrown as { code?: unknown })?.code === "suspension_not_found") {
       throw new SuspensionNotFoundError(answer.id, IN_MEMORY_HINT);
     }
+    const found = await config.runs.getRequest(answer.id);
+    // A policy's approval: never the requester, never someone who approved this call before.
+    if (found !== undefined) checkApprover(found.request, by);
     throw thrown;
   }
 }

@@ -5,15 +5,18 @@ export type {
   CancelInfo,
   CancelReceipt,
   CancelRequest,
+  DueTimer,
   FollowOptions,
   RecordedRunEvent,
   RunEventType,
 } from "@toolnexus/core";
+  WaitRules,
 export {
   AnswerConflictError,
   CheckpointError,
   LeaseLostError,
   RunNotFoundError,
+  ApprovalRefusedError,
   StoreUnsupportedError,
   SuspensionNotFoundError,
   WireFormatError,
@@ -45,6 +48,13 @@ export type {
   TranslateToolCallParam,
   TranslateToolChoice,
 } from "./translate.js";
+export type {
+  ApprovalPolicy,
+  PolicyDecision,
+  PolicyInput,
+  PolicyRecord,
+} from "./policy.js";
+export { MAX_APPROVALS, MAX_REASON_CHARS, policyActor } from "./policy.js";
 export { translate } from "./translate.js";
 export type {
   AfterToolInfo,

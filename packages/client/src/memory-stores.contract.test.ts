@@ -43,6 +43,7 @@ function asyncStore(inner: Required<RunStore>): RunStore {
     listRuns: wrap(inner.listRuns.bind(inner)),
     retry: wrap(inner.retry.bind(inner)),
     readJournal: wrap(inner.readJournal.bind(inner)),
+    claimDue: wrap(inner.claimDue.bind(inner)),
   };
 }
 

@@ -2,6 +2,7 @@ import { guardStoreIds } from "@toolnexus/core";
 import { answerOp } from "./memory/answers.js";
 import { cancelOp } from "./memory/cancel.js";
 import { claimOp } from "./memory/claim.js";
+import { claimDueOp } from "./memory/due.js";
 import { eventLog, eventOps } from "./memory/events.js";
 import { fencing } from "./memory/fence.js";
 import { operationOps } from "./memory/operations.js";
@@ -74,6 +75,7 @@ export function memoryRunStore(options: MemoryRunStoreOptions = {}): MemoryRunSt
     listRuns: operations.listRuns,
     retry: operations.retry,
     readJournal: operations.readJournal,
+    claimDue: claimDueOp(state),
   };
   // Ids no store can keep exactly are refused here too, so an app behaves the same on every store.
   return guardStoreIds(store, "sync");

@@ -63,6 +63,9 @@ export class RunRecorder {
         };
         // The call halted for a human: its output is the question, not a result.
         if (event.pending) data.pending = true;
+        // A policy's decision on the call (allow, deny, or who approved), for the audit trail.
+        const policy = event.record.result.metadata?.policy;
+        if (typeof policy === "object" && policy !== null) data.policy = policy;
         this.events.push({ type: "tool_result", data });
         return;
       }

@@ -36,6 +36,8 @@ export interface RunStart {
   usage: Usage;
   runExtra: Record<string, unknown> | undefined;
   conversation: boolean;
+  /** Who started the run (`RunOptions.requester`), kept in its checkpoint. */
+  requester?: string;
   /** ISO time the run started; a fresh run reads its clock only when it is checkpointed. */
   createdAt?: string;
   /** Why the model stopped on the last turn of `messages`, when a checkpoint recorded it. */
@@ -58,6 +60,8 @@ export class Run {
   readonly extra: Record<string, unknown> | undefined;
   readonly conversation: boolean;
   readonly records: ToolCallRecord[] = [];
+  /** Who started the run: approval policies see it, and it may not approve its own calls. */
+  readonly requester: string | undefined;
   readonly clock: RunClock;
   /** Set when a call was stopped by the run's own deadline (timers may fire a hair early). */
   outOfTime = false;
@@ -103,6 +107,7 @@ export class Run {
     this.runExtra = start.runExtra;
     this.conversation = start.conversation;
     this.createdAt = start.createdAt;
+    this.requester = start.requester;
     this.stopReason = start.stopReason;
     this.finishReason = start.finishReason;
     this.startedMs = start.createdAt === undefined ? Date.now() : 0;
@@ -227,6 +232,7 @@ export class Run {
     }
     if (this.conversation) checkpoint.conversation = true;
     const carrier = this.trace?.carrier();
+    if (this.requester !== undefined) checkpoint.requester = this.requester;
     if (carrier !== undefined) checkpoint.trace = carrier;
     if (this.stopReason !== undefined) checkpoint.stopReason = this.stopReason;
     if (this.finishReason !== undefined) checkpoint.finishReason = this.finishReason;
@@ -265,6 +271,7 @@ export function restoredStart(checkpoint: Checkpoint): RunStart {
     conversation: checkpoint.conversation === true,
     createdAt: checkpoint.createdAt,
     ...(checkpoint.stopReason === undefined ? {} : { stopReason: checkpoint.stopReason }),
+    ...(typeof checkpoint.requester === "string" ? { requester: checkpoint.requester } : {}),
     ...(checkpoint.finishReason === undefined ? {} : { finishReason: checkpoint.finishReason }),
   };
 }

@@ -3,6 +3,7 @@ import type { Message } from "@toolnexus/core";
 import type { ResolvedConfig } from "./config.js";
 import { startDurable } from "./durable.js";
 import { traced } from "./instrumentation.js";
+import { checkRequester } from "./policy.js";
 import { freshStart, Run } from "./run-state.js";
 import { loop } from "./turn-loop.js";
 import type { Client, RunEvent, RunOptions, RunResult } from "./types.js";
@@ -62,13 +63,15 @@ export function startRun(
     throw new TypeError("run: runId must be a non-empty string");
   }
   const signal = how.signal ?? options.signal;
-  const run = new Run(
-    config,
-    freshStart(options.sessionId, messages, options.extra, how.conversation === true, runId),
-    signal,
-    how.sink,
-    how.streaming === true,
+  const start = freshStart(
+    options.sessionId,
+    messages,
+    options.extra,
+    how.conversation === true,
+    runId,
   );
+  if (options.requester !== undefined) start.requester = checkRequester(options.requester);
+  const run = new Run(config, start, signal, how.sink, how.streaming === true);
   const { instrumentation } = config;
   if (instrumentation === undefined) {
     return options.durable === true ? startDurable(config, run, signal) : loop(run);

@@ -8,15 +8,18 @@ import {
   parseAnswer,
   pendingOf,
   type Request,
+  type RequestTimer,
   resumeStateOf,
   type Tool,
   type ToolCall,
   type ToolMessage,
+  timersOf,
+  type WaitRules,
 } from "@toolnexus/core";
 import { smallest } from "./budget.js";
 import { final, recordCall, type Settled } from "./call-outcome.js";
 import { messageOf } from "./errors.js";
-import { fingerprint } from "./fingerprint.js";
+import { approvedRecord, nextApproval, withPolicy } from "./policy.js";
 import type { Run } from "./run-state.js";
 import { type Attempt, attempt, CANCELLED, noRun } from "./tool-attempt.js";
 
@@ -39,6 +42,7 @@ export async function suspend(
   first: Attempt | undefined,
   round = 1,
 ): Promise<Settled> {
+  rules: WaitRules | undefined = tool.waitRules,
   const state = first === undefined ? undefined : resumeStateOf(first.result);
   if (run.listening) run.emit({ type: "pending", call, request });
   run.trace?.suspended({ call, request });
@@ -48,6 +52,13 @@ export async function suspend(
       return final(run, call, tool, args, messageId, noRun(error(refused), args));
     }
     // The placeholder the model sees until the answer comes is the prompt, never a url.
+    let timers: RequestTimer[];
+    try {
+      timers = timersOf(rules, Date.now());
+    } catch (thrown) {
+      const problem = `cannot halt for a human: ${messageOf(thrown)}`;
+      return final(run, call, tool, args, messageId, noRun(error(problem), args));
+    }
     const message: ToolMessage = {
       role: "tool",
       callId: call.id,
@@ -77,11 +88,51 @@ export async function suspend(
     if (round > 1) pending.round = round;
     return { message, record, pending };
   }
-  const answer = await wait(run, call, tool, request);
+  const answer = await wait(run, call, tool, request, rules);
+    if (rules !== undefined) pending.waitRules = rulesCopy(rules);
+    if (timers.length > 0) pending.timers = timers;
   if (!("ok" in answer)) {
     return final(run, call, tool, args, messageId, noRun(error(answer.problem), args));
   }
-  return afterAnswer(run, call, tool, args, messageId, request, approval, answer, state, round);
+  return afterAnswer(
+    run,
+    call,
+    tool,
+    args,
+    messageId,
+    request,
+    approval,
+    answer,
+    state,
+    round,
+    rules,
+  );
+}
+
+/** The rules as plain JSON for the checkpoint (only the fields toolnexus reads). */
+function rulesCopy(rules: WaitRules): WaitRules {
+  const copy: WaitRules = {};
+  if (rules.remindAfterMs !== undefined) copy.remindAfterMs = [...rules.remindAfterMs];
+  if (rules.escalate !== undefined) {
+    copy.escalate = { afterMs: rules.escalate.afterMs, to: rules.escalate.to };
+  }
+  if (rules.onExpiry !== undefined) copy.onExpiry = expiryAnswer("", rules);
+  return copy;
+}
+
+/**
+ * What an expired request resolves to: the rules' `onExpiry` (only its `ok`, `data` and a
+ * not-ok `reason` are kept), else `{ ok: false, reason: "expired" }`.
+ */
+export function expiryAnswer(id: string, rules: WaitRules | undefined): Answer {
+  const given = rules?.onExpiry;
+  if (given === undefined || typeof given.ok !== "boolean") {
+    return { id, ok: false, reason: "expired" };
+  }
+  const answer: Answer = { id, ok: given.ok };
+  if (given.data !== undefined) answer.data = given.data;
+  if (!given.ok) answer.reason = given.reason ?? "expired";
+  return answer;
 }
 
 /**
@@ -120,7 +171,8 @@ async function wait(
   request: Request,
 ): Promise<Answer | { problem: string }> {
   const waitFor = run.config.waitFor!;
-  const expired: Answer = { id: request.id, ok: false, reason: "expired" };
+  const expired = expiryAnswer(request.id, rules);
+  rules: WaitRules | undefined,
   // A request already past its own expiresAt is not shown to anyone.
   if (isExpired(request.expiresAt)) return expired;
   const { signal } = run;
@@ -199,11 +251,24 @@ export async function afterAnswer(
 ): Promise<Settled> {
   if (!answer.ok && tool.handlesRefusals !== true) {
     const result = error(`declined/expired: ${request.prompt}`, { answer });
+  rules?: WaitRules,
+  by?: string,
     return final(run, call, tool, args, messageId, noRun(result, args));
   }
-  const again = await attempt(run, tool, call, args, messageId, answer, true, state);
+  if (approval && answer.ok) {
+    // A policy that asked several people: the next one is asked, never someone who approved.
+    const another = nextApproval(request, by);
+    if (another !== undefined) {
+      return suspend(run, call, tool, args, messageId, another, true, undefined, round, rules);
+    }
+  }
+  let again = await attempt(run, tool, call, args, messageId, answer, true, state);
   const next = pendingOf(again.result);
-  if (next === undefined) return final(run, call, tool, again.args, messageId, again);
+  const approved = approval && answer.ok ? approvedRecord(request, by) : undefined;
+  if (next === undefined) {
+    if (approved !== undefined) again = { ...again, result: withPolicy(again.result, approved) };
+    return final(run, call, tool, again.args, messageId, again);
+  }
   // After an approval the tool ran for the first time, so its own question is a new suspension.
   if (approval) return suspend(run, call, tool, again.args, messageId, next, false, again);
   // A tool may ask one new question after another (a sub-agent, an MCP server's rounds), each a

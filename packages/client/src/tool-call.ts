@@ -13,6 +13,14 @@ import {
 import { final, type Settled } from "./call-outcome.js";
 import { CallContext } from "./call-signal.js";
 import { messageOf } from "./errors.js";
+import {
+  askRequest,
+  type Decided,
+  decide,
+  deniedResult,
+  policyActor,
+  withPolicy,
+} from "./policy.js";
 import type { Run } from "./run-state.js";
 import { suspend } from "./suspension.js";
 import { attempt, checked, noRun } from "./tool-attempt.js";
@@ -41,6 +49,7 @@ export function settleCall(
   }
   if (
     tool.needsApproval === undefined &&
+    run.config.policies.length === 0 &&
     run.config.hooks.beforeTool === undefined &&
     unstoppable(run, tool)
   ) {
@@ -103,6 +112,18 @@ async function settleGeneral(
   tool: Tool,
   messageId: string,
 ): Promise<Settled> {
+  const { policies } = run.config;
+  const decided =
+    policies.length === 0
+      ? undefined
+      : await decide(policies, tool, call, {
+          requester: run.requester,
+          extra: run.extra,
+          runId: run.runId,
+          sessionId: run.sessionId,
+          agent: run.config.agent,
+        });
+  if (decided !== undefined) return settleDecided(run, call, tool, messageId, decided);
   if (tool.needsApproval !== undefined && (await needsApproval(run, tool, call, messageId))) {
     const request: Request = {
       id: randomId("pnd"),
@@ -115,6 +136,35 @@ async function settleGeneral(
   const request = pendingOf(first.result);
   if (request === undefined) return final(run, call, tool, first.args, messageId, first);
   return suspend(run, call, tool, first.args, messageId, request, false, first);
+}
+
+/** A call a policy decided on: denied (the model reads why), asked for approval, or allowed. */
+async function settleDecided(
+  run: Run,
+  call: ToolCall,
+  tool: Tool,
+  messageId: string,
+  { policy, decision }: Decided,
+): Promise<Settled> {
+  if (decision.decision === "deny") {
+    const result = deniedResult(policy, decision.reason);
+    return final(run, call, tool, call.args, messageId, noRun(result, call.args));
+  }
+  if (decision.decision === "ask") {
+    const request = askRequest(policy, decision, approvalPrompt(tool, call), run.requester);
+    const rules = decision.waitRules ?? tool.waitRules;
+    return suspend(run, call, tool, call.args, messageId, request, true, undefined, 1, rules);
+  }
+  const first = await attempt(run, tool, call, call.args, messageId, undefined, false);
+  const request = pendingOf(first.result);
+  if (request !== undefined) {
+    return suspend(run, call, tool, first.args, messageId, request, false, first);
+  }
+  const record = { name: policy, decision: "allow" as const, by: policyActor(policy) };
+  return final(run, call, tool, first.args, messageId, {
+    ...first,
+    result: withPolicy(first.result, record),
+  });
 }
 
 /** The tool's own approval prompt when it has one that works, else the arguments as JSON. */

@@ -6,6 +6,7 @@ import type {
   CancelReceipt,
   CancelRequest,
   ConversationStore,
+  DueTimer,
   Durability,
   FollowOptions,
   Message,
@@ -26,6 +27,7 @@ import type {
 } from "@toolnexus/core";
 import type { Instrumentation } from "./instrumentation.js";
 
+import type { ApprovalPolicy } from "./policy.js";
 export type {
   DoneResult,
   IncompleteResult,
@@ -139,6 +141,12 @@ export interface ClientOptions {
   conversations?: ConversationStore;
   hooks?: Hooks;
   /** Host state every tool sees as `ctx.extra` (a run's own `extra` wins key by key). */
+  /**
+   * Approval policies, asked in order before every tool call: the first that decides (allow,
+   * deny, or ask whom and how many) wins over the tool's own `needsApproval`; when none
+   * decides, `needsApproval` applies. See {@link ApprovalPolicy}.
+   */
+  policies?: readonly ApprovalPolicy[];
   extra?: Record<string, unknown>;
   /**
    * Tracing and metrics for every run (`otelInstrumentation()` from `@toolnexus/otel`, or your
@@ -166,6 +174,12 @@ export interface RunOptions {
    */
   runId?: string;
   /**
+  /**
+   * Who starts the run: an identity your host authenticated. Approval policies see it, it is
+   * kept in the checkpoint, and it may not answer the run's policy approval requests (nobody
+   * approves their own request).
+   */
+  requester?: string;
    * Make the run durable from its first turn: every model turn and tool result is written to
    * the `runs` store before the run moves on, under a lease; if this process dies, any worker
    * (`client.work`) takes the run over from its last step. Without it, a run becomes durable
@@ -214,6 +228,15 @@ export interface WorkSummary {
   /** Runs claimed. */
   claimed: number;
   /** Runs that ended `done` or `incomplete`. */
+  /**
+   * Each reminder or escalation of a waiting question that came due (`waitRules`), handed to
+   * exactly one worker across every process sharing the store (`RunStore.claimDue`): notify
+   * someone here. An escalation has already re-addressed the request (`request.data.to`).
+   * Errors it throws go to `onError`; the timer counts as fired either way.
+   */
+  onDue?: (due: DueTimer) => void | Promise<void>;
+  /** The worker's clock for due timers, epoch ms. Default `Date.now`; set it in tests. */
+  now?: () => number;
   finished: number;
   /** Runs that halted again for answers. */
   halted: number;
@@ -230,6 +253,8 @@ export type RunEvent =
   | { type: "text"; delta: string; turn: number }
   /** Reasoning the provider shows ({@link ModelResponse.reasoning}), streamed or whole. */
   | { type: "reasoning"; delta: string; turn: number }
+  /** Reminders and escalations this worker fired (`onDue`). */
+  due: number;
   | { type: "message"; message: AssistantMessage; turn: number }
   | { type: "tool_call"; call: ToolCall; messageId: string; ctx: ToolContext }
   | { type: "pending"; call: ToolCall; request: Request }

@@ -5,6 +5,7 @@ import type { ResolvedConfig } from "./config.js";
 import { continueClaimed } from "./durable.js";
 import { RunCancelledError } from "./errors.js";
 import type { WorkOptions, WorkSummary } from "./types.js";
+import { dueFiring } from "./worker-due.js";
 
 function whole(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -30,8 +31,10 @@ export async function work(config: ResolvedConfig, options: WorkOptions): Promis
     errors: 0,
     failed: 0,
     cancelled: 0,
+    due: 0,
   };
   const active = new Set<Promise<void>>();
+  const fireDue = dueFiring(config, options, summary);
 
   let wake: (() => void) | undefined;
   // A poke while the worker is busy claiming is kept, so the next wait returns at once.
@@ -83,6 +86,7 @@ export async function work(config: ResolvedConfig, options: WorkOptions): Promis
 
   try {
     while (!signal.aborted) {
+      await fireDue(false);
       let claimed: ClaimedRun | undefined;
       if (active.size < concurrency) {
         try {
@@ -114,6 +118,7 @@ export async function work(config: ResolvedConfig, options: WorkOptions): Promis
         continue;
       }
       // Nothing to claim (or no free slot): wait for a slot, a notification or the next poll.
+      await fireDue(true);
       if (poked) {
         poked = false;
         if (active.size < concurrency) continue;

@@ -2,6 +2,7 @@ import { CheckpointError } from "./errors.js";
 import type { Message, ToolMessage, Usage } from "./messages.js";
 import type { StopReason } from "./model.js";
 import type { ToolCallRecord } from "./run-result.js";
+import type { RequestTimer, WaitRules } from "./waiting.js";
 import type { Request } from "./wire.js";
 
 /**
@@ -37,6 +38,14 @@ export interface PendingCall {
  * A durable run's state at its last step, as plain JSON: everything a fresh process needs to
  * continue it. The transcript ends either balanced (every tool call has a tool message, a
  * placeholder for each pending call) or with an assistant turn whose calls are in flight; the
+  /** Reminders and an escalation while the request waits (from `waitRules`), soonest first. */
+  timers?: RequestTimer[];
+  /**
+   * The rules the timers came from (a policy's ask, else the tool's `waitRules`): its `onExpiry`
+   * is what the call gets if the request expires unanswered, and a policy's next approval
+   * request is timed by it too.
+   */
+  waitRules?: WaitRules;
  * journal then holds the calls of that turn that finished.
  */
 export interface Checkpoint {
@@ -60,6 +69,8 @@ export interface Checkpoint {
    * The lease token this checkpoint was written under (0 for a run halted without a lease). A
    * worker that claims the run with a higher token counts a call's `ctx.attempt` from it.
    */
+  /** Who started the run (`RunOptions.requester`): approval policies see it, and it may not approve. */
+  requester?: string;
   leaseToken?: number;
   /**
    * Opaque strings an instrumentation stored with the run (a trace context), handed back when

@@ -1,3 +1,5 @@
+export type { ApprovalInfo, ApprovalRefusal } from "./approval.js";
+export { ApprovalRefusedError, approvalOf, checkApprover } from "./approval.js";
 export type { Checkpoint, JournalEntry, PendingCall } from "./checkpoint.js";
 export { assertCheckpoint, assertJournalEntry, CHECKPOINT_VERSION } from "./checkpoint.js";
 export type { ToolContext, ToolProgress } from "./context.js";
@@ -135,3 +137,18 @@ export type {
 export { AnswerSchema, parseAnswer, parseRequest, RequestSchema } from "./wire.js";
 export type { WireDataIssue } from "./wire-data.js";
 export { copyWireData, MAX_WIRE_DEPTH, MAX_WIRE_VALUES } from "./wire-data.js";
+export type {
+  ClaimDueOptions,
+  DueTimer,
+  ExpiryAnswer,
+  RequestTimer,
+  WaitRules,
+} from "./waiting.js";
+export {
+  checkClaimDue,
+  MAX_DUE_PER_CLAIM,
+  MAX_REMINDERS,
+  readdressed,
+  storedTimers,
+  timersOf,
+} from "./waiting.js";

@@ -3,6 +3,7 @@ import type { Message } from "./messages.js";
 import type { RecordedRunEvent, RunEventInit } from "./run-events.js";
 import type { RetryReceipt, RunFilter, RunSummary } from "./run-listing.js";
 import type { FinishedResult } from "./run-result.js";
+import type { ClaimDueOptions, DueTimer } from "./waiting.js";
 import type { Answer, Request } from "./wire.js";
 
 /** A value or a promise of it: stores may be synchronous (SQLite) or not (a network database). */
@@ -307,6 +308,14 @@ export interface RunStore {
    * unsubscribe function.
    */
   subscribe?(onReady: () => void): () => void;
+  /**
+   * Optional: hands out the reminders and escalations (`PendingCall.timers`, stored at
+   * {@link halt}) due at `now` whose request still waits for an answer, and marks them fired in
+   * the same atomic write, so across every worker and restart each is handed out once. An
+   * escalation re-addresses its request (`data.to`) in that write. A timer not yet fired when
+   * its request is answered, expires or is cancelled never fires.
+   */
+  claimDue?(options: ClaimDueOptions): Awaitable<DueTimer[]>;
 
   // Run events and cancel: optional members, so a store written before them still compiles;
   // the stores toolnexus ships have them all, and `@toolnexus/core/testing`'s contract checks

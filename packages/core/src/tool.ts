@@ -1,6 +1,7 @@
 import type { ToolContext } from "./context.js";
 import type { ToolResult } from "./result.js";
 
+import type { WaitRules } from "./waiting.js";
 /**
  * A JSON Schema object describing a tool's arguments, as sent to the model. Kept structural on
  * purpose: any draft-07 / 2020-12 object schema fits.
@@ -69,6 +70,16 @@ export interface Tool {
    */
   maxSuspensions?: number;
   /** Run the tool. Must resolve to a ToolResult; the client turns throws into error results. */
+  /**
+   * Hints about what the tool does, for approval policies and hosts (MCP's `readOnlyHint`,
+   * `destructiveHint`, or your own labels such as `{ deletes: true }`). Never sent to the model.
+   */
+  annotations?: Record<string, unknown>;
+  /**
+   * While one of this tool's questions waits (its own `pending()` or an approval): reminders,
+   * an escalation to someone else, and the answer it gets on expiry. See {@link WaitRules}.
+   */
+  waitRules?: WaitRules;
   execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult>;
 }
 

@@ -21,6 +21,8 @@ export interface RequestRow {
   seq: number;
   /** Epoch ms of that halt (given out as ISO). */
   createdMs: number;
+  /** Its reminders and escalation (`PendingCall.timers`), each fired at most once. */
+  timers?: { kind: "reminder" | "escalation"; atMs: number; to?: string; fired: boolean }[];
 }
 
 export interface RunRow {

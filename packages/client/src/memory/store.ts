@@ -7,8 +7,10 @@ import type {
   CancelReceipt,
   CancelRequest,
   Checkpoint,
+  ClaimDueOptions,
   ClaimedRun,
   ClaimOptions,
+  DueTimer,
   HaltReceipt,
   JournalEntry,
   Lease,
@@ -50,4 +52,5 @@ export interface MemoryRunStore extends RunStore {
   listRuns(filter?: RunFilter): RunSummary[];
   retry(runId: string): RetryReceipt;
   readJournal(runId: string): JournalEntry[];
+  claimDue(options: ClaimDueOptions): DueTimer[];
 }

@@ -11,6 +11,7 @@ import {
 } from "@toolnexus/core";
 import { endCancelled } from "./cancel.js";
 import { checkCheckpoint, checkLease, checkLeaseMs, checkOwner, cut, errorJson } from "./checks.js";
+import { keepTimers } from "./due.js";
 import { capText } from "./events.js";
 import type { Fence, Lost } from "./fence.js";
 import type { Retention } from "./retention.js";
@@ -120,6 +121,7 @@ export function writeOps(
         row.requestJson = JSON.stringify(call.request);
         requestsJson.push(row.requestJson);
         row.kind = String(call.request.kind);
+        keepTimers(row, call);
         delete row.expiresAt;
         delete row.expiresMs;
         if (expiresAt !== undefined) row.expiresAt = expiresAt;

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Message } from "../messages.js";
 import type { Awaitable, ClaimedRun, RequestInfo, RunStore } from "../stores.js";
 import type { Answer } from "../wire.js";
+import { dueContract } from "./due-contract.js";
 import { eventsContract } from "./events-contract.js";
 import { idContract } from "./id-contract.js";
 import { operationsContract } from "./operations-contract.js";
@@ -1107,6 +1108,10 @@ export function runStoreContract(name: string, open: () => Awaitable<OpenedStore
 
     describe("operating runs: list, retry, journal", () => {
       operationsContract(() => store);
+    });
+
+    describe("questions that wait too long: claimDue", () => {
+      dueContract(() => store);
     });
 
     describe("huge ids", () => {
