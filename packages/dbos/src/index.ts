@@ -1,2 +1,19 @@
-// Public API of @toolnexus/dbos (being built).
-export {};
+// Public API of @toolnexus/dbos: toolnexus runs as DBOS Transact workflows.
+export {
+  type DbosAgent,
+  type DbosAgentOptions,
+  type DbosRunOptions,
+  type DbosStartOptions,
+  registerAgent,
+} from "./agent.js";
+export {
+  answer,
+  type DbosAnswerOptions,
+  type DbosAnswerReceipt,
+  type DbosMessenger,
+  MAX_ANSWER_CHARS,
+  waitingRequests,
+} from "./answer.js";
+export { dbosDurability } from "./durability.js";
+export { ANSWER_TOPIC, WAITING_EVENT, workflowNameOf } from "./names.js";
+export { listWaiting, type WaitingRun } from "./waiting.js";

@@ -1,0 +1,137 @@
+// A toolnexus run as a DBOS workflow in this process, on a real PostgreSQL system database: it
+// halts on recv, the answer goes in with send, and it continues to its end in the same call.
+import { DBOS } from "@dbos-inc/dbos-sdk";
+import { createClient, inProcessModel } from "@toolnexus/client";
+import { type Message, pending, type Tool } from "@toolnexus/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, launchDbos } from "../test/dbos.js";
+import { answer, listWaiting, registerAgent, waitingRequests } from "./index.js";
+
+const attempts: Record<string, number[]> = {};
+
+/** Asks once per call (its request id the tool's: `<runId>/<callId>`), then applies the answer. */
+const approve: Tool = {
+  name: "approve",
+  description: "Applies a token a human gives",
+  inputSchema: { type: "object", properties: {} },
+  source: "custom",
+  async execute(_args, ctx) {
+    const key = `${ctx?.runId}/${ctx?.callId}`;
+    attempts[key] = [...(attempts[key] ?? []), ctx?.attempt ?? 0];
+    if (ctx?.answer === undefined) {
+      return pending({
+        id: key,
+        kind: "input",
+        prompt: "Which token?",
+        data: { schema: { type: "object", properties: { token: { type: "string" } } } },
+        ...(ctx?.extra?.expiresAt === undefined ? {} : { expiresAt: String(ctx.extra.expiresAt) }),
+      });
+    }
+    return { output: `applied ${ctx.answer.data?.token} in ${ctx.sessionId}`, isError: false };
+  },
+};
+
+/** Asks for `approve` as many times as the prompt says (`ask 2`: two calls in one turn). */
+const model = inProcessModel({
+  id: "asker",
+  generate({ messages }) {
+    const results = messages.filter((m: Message) => m.role === "tool");
+    if (results.length > 0) return { content: results.map((m) => m.content).join(" | ") };
+    const prompt = String(messages.find((m: Message) => m.role === "user")?.content);
+    const count = Number(prompt.split(" ")[1] ?? 1);
+    return {
+      toolCalls: Array.from({ length: count }, (_, i) => ({ id: `c${i + 1}`, name: "approve" })),
+    };
+  },
+});
+
+const agent = registerAgent({
+  name: "asker",
+  client: createClient({ model, tools: [approve] }),
+});
+
+let url: string;
+beforeAll(async () => {
+  url = freshDatabase("agent");
+  await launchDbos(url);
+}, 120_000);
+afterAll(() => DBOS.shutdown());
+
+/** Resolves once run `runId` waits for `count` requests (DBOS's getEvent waits for the event). */
+async function waitingFor(runId: string, count: number) {
+  for (;;) {
+    const requests = await waitingRequests(DBOS, runId);
+    if (requests.length >= count) return requests;
+    await DBOS.getEvent(runId, "toolnexus.waiting", 1);
+  }
+}
+
+describe("a run as a DBOS workflow", () => {
+  it("halts on its question, takes the answer through send and finishes in the same workflow", async () => {
+    await agent.start("ask", { runId: "one", sessionId: "ada" });
+    const [awaited] = await waitingFor("one", 1);
+    expect(awaited?.request).toMatchObject({ id: "one/c1", kind: "input", prompt: "Which token?" });
+    expect(await listWaiting(DBOS, agent.workflowName)).toEqual([
+      { runId: "one", requests: [awaited] },
+    ]);
+    const receipt = await answer(DBOS, "one", { id: "one/c1", ok: true, data: { token: "t1" } });
+    expect(receipt).toEqual({ runId: "one", requestId: "one/c1", waiting: true });
+    const result = await agent.result("one");
+    expect(result.status).toBe("done");
+    expect(result.text).toBe("applied t1 in ada");
+    // First execution and the one with the answer: each attempt 1 (nothing crashed).
+    expect(attempts["one/c1"]).toEqual([1, 1]);
+    expect(await waitingRequests(DBOS, "one")).toEqual([]);
+  });
+
+  it("keeps an answer sent before the run reaches its question", async () => {
+    const { runId } = await agent.start("ask", { runId: "early", queue: null });
+    // The workflow exists from start on; its question comes later.
+    const receipt = await answer(DBOS, runId, { id: "early/c1", ok: true, data: { token: "e" } });
+    expect(receipt.requestId).toBe("early/c1");
+    const result = await agent.result(runId);
+    expect(result.text).toBe("applied e in undefined");
+  });
+
+  it("takes sibling answers in any order, and two answers at once to them both", async () => {
+    await agent.start("ask 3", { runId: "siblings" });
+    await waitingFor("siblings", 3);
+    await answer(DBOS, "siblings", { id: "siblings/c3", ok: true, data: { token: "z" } });
+    await Promise.all([
+      answer(DBOS, "siblings", { id: "siblings/c1", ok: true, data: { token: "x" } }),
+      answer(DBOS, "siblings", { id: "siblings/c2", ok: false, reason: "declined" }),
+    ]);
+    const result = await agent.result("siblings");
+    expect(result.text).toBe(
+      "applied x in undefined | declined/expired: Which token? | applied z in undefined",
+    );
+  });
+
+  it("applies the first of two answers to one request sent at once, and drops the other", async () => {
+    await agent.start("ask", { runId: "race" });
+    await waitingFor("race", 1);
+    await Promise.all(
+      ["a", "b", "c"].map((token) =>
+        answer(DBOS, "race", { id: "race/c1", ok: true, data: { token } }),
+      ),
+    );
+    const result = await agent.result("race");
+    expect(result.text).toMatch(/^applied [abc] in undefined$/);
+    expect(result.toolCalls).toHaveLength(1);
+  });
+
+  it('answers a request past its expiresAt { ok: false, reason: "expired" } itself', async () => {
+    const expiresAt = new Date(Date.now() + 1500).toISOString();
+    const result = await agent.run("ask", { runId: "expiring", extra: { expiresAt } });
+    // The loop feeds a declined or expired answer back without running the tool again.
+    expect(result.text).toBe("declined/expired: Which token?");
+    expect(attempts["expiring/c1"]).toEqual([1]);
+  });
+
+  it("refuses what is not an answer, and a run that does not exist", async () => {
+    await expect(answer(DBOS, "one", { id: "", ok: true } as never)).rejects.toThrow();
+    await expect(answer(DBOS, "no-such-run", { id: "x", ok: true })).rejects.toMatchObject({
+      code: "run_not_found",
+    });
+  });
+});

@@ -1,0 +1,89 @@
+// A toolnexus agent as a DBOS workflow: the workflow id is the run id, its input the prompt and
+// the run's plain options, its output the run's end. Registered before DBOS.launch(), as DBOS
+// requires, so a process restarted after a crash has the workflow to recover.
+import { DBOS } from "@dbos-inc/dbos-sdk";
+import type { Client, RunOptions, RunResult } from "@toolnexus/client";
+import { dbosDurability } from "./durability.js";
+import { workflowNameOf } from "./names.js";
+
+/** The run options a workflow input carries (plain data: DBOS records it). */
+export type DbosRunOptions = Pick<RunOptions, "sessionId" | "history" | "extra" | "requester">;
+
+/** What a run's workflow receives. */
+interface AgentInput {
+  prompt: string;
+  options: DbosRunOptions;
+}
+
+export interface DbosAgentOptions {
+  /** The agent's name: its workflow is `toolnexus.<name>`, the same in every process. */
+  name: string;
+  /** The toolnexus client whose model, tools, hooks and instrumentation the runs use. */
+  client: Client;
+  /**
+   * A DBOS queue (registered with `DBOS.registerQueue` after launch) that runs start on, so its
+   * concurrency limits how many run at once; without one, each run starts at once.
+   */
+  queue?: string;
+}
+
+export interface DbosStartOptions extends DbosRunOptions {
+  /** The run's id, which is its workflow id. Starting an id that exists attaches to that run. */
+  runId: string;
+  /** Overrides the agent's queue for this run (`null`: start at once). */
+  queue?: string | null;
+}
+
+/** A toolnexus agent registered as a DBOS workflow. */
+export interface DbosAgent {
+  /** The DBOS workflow name (`toolnexus.<name>`). */
+  readonly workflowName: string;
+  /** Starts (or enqueues) run `runId`; resolves once DBOS recorded it, with its id. */
+  start(prompt: string, options: DbosStartOptions): Promise<{ runId: string }>;
+  /** Waits for run `runId` to end and returns its result (it may wait for a human first). */
+  result(runId: string): Promise<RunResult>;
+  /** `start`, then `result`. */
+  run(prompt: string, options: DbosStartOptions): Promise<RunResult>;
+}
+
+/**
+ * Registers `client`'s agent as the DBOS workflow `toolnexus.<name>`. Call it at module load,
+ * before `DBOS.launch()`, in every process of the application (DBOS recovers a run in a process
+ * that has its workflow). Each model turn and tool call is a step, each question waits on
+ * `recv`; answer with `answer()`.
+ */
+export function registerAgent(options: DbosAgentOptions): DbosAgent {
+  const { client } = options;
+  const workflowName = workflowNameOf(options.name);
+  const workflow = DBOS.registerWorkflow(
+    async (input: AgentInput): Promise<RunResult> =>
+      client.run(input.prompt, {
+        ...input.options,
+        runId: DBOS.workflowID!,
+        durability: dbosDurability(),
+      }),
+    { name: workflowName },
+  );
+  const start = async (prompt: string, start: DbosStartOptions) => {
+    const { runId, queue, ...runOptions } = start;
+    if (typeof runId !== "string" || runId === "") {
+      throw new TypeError("start: runId is required (it is the DBOS workflow id)");
+    }
+    const queueName = queue === undefined ? options.queue : (queue ?? undefined);
+    const handle = await DBOS.startWorkflow(workflow, {
+      workflowID: runId,
+      ...(queueName === undefined ? {} : { queueName }),
+    })({ prompt, options: runOptions });
+    return { runId: handle.workflowID };
+  };
+  const result = (runId: string) => DBOS.retrieveWorkflow<RunResult>(runId).getResult();
+  return {
+    workflowName,
+    start,
+    result,
+    async run(prompt, runOptions) {
+      const { runId } = await start(prompt, runOptions);
+      return result(runId);
+    },
+  };
+}

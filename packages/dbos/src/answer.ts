@@ -1,0 +1,95 @@
+// Answering a run from any process: the answer goes to the run's workflow with `send`, on the
+// answer topic, keyed by its request id (DBOS keeps the first message per key and drops the
+// rest). A process that did not launch DBOS uses a DBOSClient; one that did may pass DBOS.
+import { Error as DbosErrors } from "@dbos-inc/dbos-sdk";
+import {
+  type Answer,
+  type AwaitedRequest,
+  parseAnswer,
+  type Request,
+  RunNotFoundError,
+  ToolnexusError,
+} from "@toolnexus/core";
+import { ANSWER_TOPIC, WAITING_EVENT } from "./names.js";
+
+/**
+ * What sends and reads: `DBOS` (in a process that launched it) or a `DBOSClient`
+ * (`await DBOSClient.create({ systemDatabaseUrl })`) anywhere else.
+ */
+export interface DbosMessenger {
+  send<T>(
+    destinationID: string,
+    message: T,
+    topic?: string,
+    idempotencyKey?: string,
+  ): Promise<void>;
+  getEvent<T>(workflowID: string, key: string, timeoutSeconds?: number): Promise<T | null>;
+}
+
+/** Largest answer `answer()` sends, as JSON (a form's data, not a file). */
+export const MAX_ANSWER_CHARS = 256 * 1024;
+
+export interface DbosAnswerOptions {
+  /**
+   * Checks the answer against the request it answers when the run already waits for it (throw
+   * to refuse it): for example `@toolnexus/web`'s schema check of `request.data.schema`.
+   * An answer sent before the run asks is sent unchecked.
+   */
+  check?: (request: Request, answer: Answer) => void;
+}
+
+/** What `answer()` did. */
+export interface DbosAnswerReceipt {
+  runId: string;
+  requestId: string;
+  /** The run was waiting for this request when the answer was sent (otherwise it is early). */
+  waiting: boolean;
+}
+
+/** The requests run `runId` waits for now (none when it waits for nothing or does not exist). */
+export async function waitingRequests(
+  via: DbosMessenger,
+  runId: string,
+): Promise<AwaitedRequest[]> {
+  return (await via.getEvent<AwaitedRequest[]>(runId, WAITING_EVENT, 0)) ?? [];
+}
+
+/**
+ * Sends `answer` to run `runId` (a DBOS workflow of `registerAgent`), from any process. The
+ * first answer to a request is the one the run applies: a second answer to the same request is
+ * dropped by DBOS and never reaches the run. An answer may come before the run asks its question
+ * (a request id the tool chose, say): the run keeps it until it asks.
+ *
+ * Throws a `WireFormatError` for an answer that is not one, a `ToolnexusError`
+ * (`answer_too_large`) past {@link MAX_ANSWER_CHARS}, a `RunNotFoundError` when no workflow
+ * `runId` exists, and what `options.check` throws.
+ */
+export async function answer(
+  via: DbosMessenger,
+  runId: string,
+  given: Answer,
+  options: DbosAnswerOptions = {},
+): Promise<DbosAnswerReceipt> {
+  const parsed = parseAnswer(given);
+  const size = JSON.stringify(parsed).length;
+  if (size > MAX_ANSWER_CHARS) {
+    throw new ToolnexusError(
+      "answer_too_large",
+      `the answer to ${parsed.id} is ${size} characters of JSON; at most ${MAX_ANSWER_CHARS} are sent`,
+    );
+  }
+  const awaited = (await waitingRequests(via, runId)).find(
+    ({ request }) => request.id === parsed.id,
+  );
+  if (awaited !== undefined) options.check?.(awaited.request, parsed);
+  try {
+    await via.send(runId, parsed, ANSWER_TOPIC, parsed.id);
+  } catch (error) {
+    // The send's foreign key on the workflow's row.
+    if (error instanceof DbosErrors.DBOSNonExistentWorkflowError) {
+      throw new RunNotFoundError(runId);
+    }
+    throw error;
+  }
+  return { runId, requestId: parsed.id, waiting: awaited !== undefined };
+}
