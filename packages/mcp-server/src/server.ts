@@ -166,7 +166,8 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
     const capabilities =
       ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as keyof typeof ctx.mcpReq.envelope] ??
       server.server.getClientCapabilities();
-    return callRound(setup, tool, args, {
+    let sent: Promise<unknown> = Promise.resolve();
+    const end = await callRound(setup, tool, args, {
       channel: {
         signal: ctx.mcpReq.signal,
         caller: callerOf(ctx, server),
@@ -178,7 +179,10 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
                 const params: Record<string, unknown> = { progressToken: token, progress };
                 if (total !== undefined) params.total = total;
                 if (message !== undefined) params.message = scrub.text(message);
-                notify({ method: "notifications/progress", params } as never).catch(() => {});
+                // Chained, so they go out in order and all before the result.
+                sent = sent.then(() =>
+                  notify({ method: "notifications/progress", params } as never).catch(() => {}),
+                );
               },
             }),
       },
@@ -186,6 +190,8 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
       reply: inputResponse(ctx.mcpReq.inputResponses, INPUT_KEY) as ElicitReply,
       capabilities,
     });
+    await sent;
+    return end;
   }
 
   function toMcp(end: RoundEnd): CallToolResult | InputRequiredResult {
