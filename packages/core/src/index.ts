@@ -81,6 +81,7 @@ export type {
   RunResult,
   ToolCallRecord,
 } from "./run-result.js";
+export { MIN_SECRET_LENGTH, Scrubber } from "./scrub.js";
 export {
   canonicalJson,
   checkId,

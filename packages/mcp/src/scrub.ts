@@ -1,62 +1,7 @@
 // Keeping configured secrets out of everything a server says: a server received our header
-// values (and a local one its env), so any text it sends back may echo them.
+// values (and a local one its env), so any text it sends back may echo them. The Scrubber lives
+// in core (the MCP server package scrubs its tools' errors with it too).
+export { MIN_SECRET_LENGTH, Scrubber } from "@toolnexus/core";
 
-/** Shorter values are not treated as secrets: scrubbing "1" or "/tmp" would mangle output. */
-export const MIN_SECRET_LENGTH = 4;
 /** A literal `env` value of a local server counts as a secret from this length on. */
 export const MIN_LITERAL_ENV_SECRET_LENGTH = 8;
-
-/** Replaces every configured secret value with `***` in text, or in every string of a value. */
-export class Scrubber {
-  private readonly secrets: string[];
-
-  constructor(secrets: Iterable<string>) {
-    const unique = new Set<string>();
-    for (const secret of secrets) if (secret.length >= MIN_SECRET_LENGTH) unique.add(secret);
-    // Longest first, so a secret that contains another is replaced whole.
-    this.secrets = [...unique].sort((a, b) => b.length - a.length);
-  }
-
-  get empty(): boolean {
-    return this.secrets.length === 0;
-  }
-
-  text(text: string): string {
-    let out = text;
-    for (const secret of this.secrets) {
-      if (out.includes(secret)) out = out.split(secret).join("***");
-    }
-    return out;
-  }
-
-  /** A copy of `value` with every string (object keys included) scrubbed; other values kept. */
-  deep<T>(value: T): T {
-    if (this.secrets.length === 0) return value;
-    return this.walk(value, 0) as T;
-  }
-
-  private walk(value: unknown, depth: number): unknown {
-    if (typeof value === "string") return this.text(value);
-    if (typeof value !== "object" || value === null) return value;
-    // Past this depth (a pathological tree) the rest is scrubbed as JSON text, not recursively.
-    if (depth > 64) return this.asJson(value);
-    if (Array.isArray(value)) return value.map((item) => this.walk(item, depth + 1));
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) return value;
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      out[this.text(key)] = this.walk(item, depth + 1);
-    }
-    return out;
-  }
-
-  private asJson(value: unknown): unknown {
-    let json = JSON.stringify(value);
-    for (const secret of this.secrets) {
-      for (const form of new Set([secret, JSON.stringify(secret).slice(1, -1)])) {
-        json = json.split(form).join("***");
-      }
-    }
-    return JSON.parse(json);
-  }
-}
