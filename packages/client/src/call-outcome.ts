@@ -4,6 +4,7 @@ import {
   addUsage,
   error,
   isToolResult,
+  messageParts,
   type PendingCall,
   type Tool,
   type ToolCall,
@@ -81,16 +82,17 @@ function settled(
   attempt: Attempt,
 ): Settled {
   const record = recordCall(run, call, args, result, result.isError ? "error" : "ok", attempt);
-  return {
-    message: {
-      role: "tool",
-      callId: call.id,
-      name: call.name,
-      content: result.output,
-      isError: result.isError,
-    },
-    record,
+  // Images and resources go on with the message (checked and capped); bad ones become a note.
+  const { parts, note } = messageParts(result.parts);
+  const message: ToolMessage = {
+    role: "tool",
+    callId: call.id,
+    name: call.name,
+    content: note === undefined ? result.output : `${result.output}\n${note}`,
+    isError: result.isError,
   };
+  if (parts !== undefined) message.parts = parts;
+  return { message, record };
 }
 
 export function recordCall(

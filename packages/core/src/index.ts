@@ -39,6 +39,21 @@ export type {
   StopReason,
   ToolChoice,
 } from "./model.js";
+export {
+  type ContentPart,
+  ContentPartError,
+  checkParts,
+  IMAGE_MIME_TYPES,
+  type ImagePart,
+  imageParts,
+  MAX_PART_BYTES,
+  MAX_PARTS,
+  MAX_PARTS_BYTES,
+  messageParts,
+  partsAsText,
+  type ResourcePart,
+  type TextPart,
+} from "./parts.js";
 export type { PendingInit } from "./pending.js";
 export {
   authRequired,

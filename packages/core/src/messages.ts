@@ -1,3 +1,4 @@
+import type { ContentPart } from "./parts.js";
 import { MAX_WIRE_DEPTH } from "./wire-data.js";
 
 /**
@@ -83,6 +84,8 @@ export interface ToolMessage {
   name: string;
   content: string;
   isError: boolean;
+  /** The result's checked content parts (images, resources), when it had any. */
+  parts?: ContentPart[];
 }
 
 /**

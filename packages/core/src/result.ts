@@ -1,3 +1,5 @@
+import type { ContentPart } from "./parts.js";
+
 /**
  * What every tool returns. `output` is the text the model reads; `isError` tells the model (and
  * the host) that the call failed; `metadata` carries structured extras such as a suspension.
@@ -6,6 +8,11 @@ export interface ToolResult {
   output: string;
   isError: boolean;
   metadata?: Record<string, unknown>;
+  /**
+   * Content beyond `output` (images, embedded resources), for models that take it in tool
+   * results; checked and capped by `checkParts` when it becomes the tool message.
+   */
+  parts?: ContentPart[];
 }
 
 /** A successful result. Use it when the tool did its job; `output` is what the model reads. */

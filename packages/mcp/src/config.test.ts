@@ -137,7 +137,13 @@ describe("the MCP config", () => {
         images: [{ mimeType: "image/png", data: "AAA" }],
         resources: [{ uri: "file:///a", text: "hi" }],
         resourceLinks: [{ uri: "file:///b", name: "b" }],
+        // "AAA" is not base64: the image is left out of `parts` (result-parts.test.ts).
+        partsDropped: 1,
       },
+      parts: [
+        { type: "text", text: "see" },
+        { type: "resource", uri: "file:///a", text: "hi" },
+      ],
     });
   });
 });

@@ -1,6 +1,7 @@
 // Data in and out of MCP: a tools/call result as a ToolResult, an elicitation as a Request, an
 // Answer as an elicitation result.
 import type { Answer, Request, ToolResult } from "@toolnexus/core";
+import { resultParts } from "./result-parts.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -19,6 +20,9 @@ export interface McpCallResult {
  * error result with the text parts joined; otherwise `structuredContent` (when present) is the
  * output as JSON, else the text parts joined with newlines. Images, audio, embedded resources and
  * resource links are kept in `metadata` (`images`, `audio`, `resources`, `resourceLinks`).
+ * When the content has images or embedded resources, `parts` carries the text, images and
+ * resources in order for models that take them (see result-parts.ts; `metadata.partsDropped`
+ * counts blocks left out).
  */
 export function toToolResult(
   result: McpCallResult,
@@ -46,12 +50,20 @@ export function toToolResult(
   if (resources.length > 0) metadata.resources = resources;
   if (resourceLinks.length > 0) metadata.resourceLinks = resourceLinks;
   const text = texts.join("\n");
-  if (result.isError === true) return { output: text, isError: true, metadata };
+  const { parts, dropped } = resultParts(Array.isArray(result.content) ? result.content : []);
+  if (dropped > 0) metadata.partsDropped = dropped;
+  const withParts = (out: ToolResult): ToolResult =>
+    parts === undefined ? out : { ...out, parts };
+  if (result.isError === true) return withParts({ output: text, isError: true, metadata });
   if (result.structuredContent !== undefined && result.structuredContent !== null) {
     metadata.structuredContent = result.structuredContent;
-    return { output: JSON.stringify(result.structuredContent), isError: false, metadata };
+    return withParts({
+      output: JSON.stringify(result.structuredContent),
+      isError: false,
+      metadata,
+    });
   }
-  return { output: text, isError: false, metadata };
+  return withParts({ output: text, isError: false, metadata });
 }
 
 /** An elicitation as the server sent it (form or URL mode). */
