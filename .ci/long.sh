@@ -6,8 +6,8 @@
 #      durable story across processes;
 #   2. every package's quick suite again on Node 22 and 24 (.ci/other-nodes.sh: ~4 min cold,
 #      under 3 warm);
-#   3. the official MCP conformance suite's client scenarios against @toolnexus/mcp (on the
-#      Node 22 that step 2 caches; offline, ~25 s).
+#   3. the official MCP conformance suite's client scenarios against @toolnexus/mcp, the OAuth
+#      ones included (on the Node 22 that step 2 caches; offline, ~3 min).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -36,7 +36,44 @@ function findNode22() {
 const node22 = findNode22();
 const cli = join(here, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
 const command = `${process.execPath} --import tsx ${join(here, "src", "fixtures", "conformance-client.ts")}`;
-// OAuth is out of this package's scope (the contract defers it), so the auth scenarios are not run.
+// The authorization scenarios run at the newest revision each applies to (metadata-default at
+// 2025-11-25 too, the initialize-era path); of the extensions, client credentials with a secret.
+// Not run: the extensions this package does not implement (private_key_jwt client credentials,
+// enterprise-managed authorization, DPoP, workload identity federation).
+const AUTH_2026 = [
+  "metadata-default",
+  "metadata-var1",
+  "metadata-var2",
+  "metadata-var3",
+  "basic-cimd",
+  "scope-from-www-authenticate",
+  "scope-from-scopes-supported",
+  "scope-omitted-when-undefined",
+  "scope-step-up",
+  "scope-retry-limit",
+  "token-endpoint-auth-basic",
+  "token-endpoint-auth-post",
+  "token-endpoint-auth-none",
+  "pre-registration",
+  "resource-mismatch",
+  "offline-access-scope",
+  "offline-access-not-supported",
+  "authorization-server-migration",
+  "iss-supported",
+  "iss-not-advertised",
+  "iss-supported-missing",
+  "iss-wrong-issuer",
+  "iss-unexpected",
+  "iss-normalized",
+  "metadata-issuer-mismatch",
+];
+const auth = [
+  ...AUTH_2026.map((name) => [`auth/${name}`, "2026-07-28"]),
+  ["auth/metadata-default", "2025-11-25"],
+  ["auth/2025-03-26-oauth-metadata-backcompat", "2025-03-26"],
+  ["auth/2025-03-26-oauth-endpoint-fallback", "2025-03-26"],
+  ["auth/client-credentials-basic", undefined],
+];
 const scenarios = [
   ["initialize", "2025-11-25"],
   ["tools_call", "2025-11-25"],
@@ -51,6 +88,7 @@ const scenarios = [
   ["json-schema-ref-no-deref", "2026-07-28"],
   ["json-schema-2020-12-preservation", "2025-11-25"],
   ["json-schema-2020-12-preservation", "2026-07-28"],
+  ...auth,
 ];
 const only = process.argv.slice(2);
 let passed = 0;
@@ -59,13 +97,21 @@ for (const [scenario, version] of scenarios) {
   if (only.length > 0 && !only.includes(scenario)) continue;
   const out = spawnSync(
     node22,
-    [cli, "client", "--command", command, "--scenario", scenario, "--spec-version", version],
+    [
+      cli,
+      "client",
+      "--command",
+      command,
+      "--scenario",
+      scenario,
+      ...(version === undefined ? [] : ["--spec-version", version]),
+    ],
     { cwd: here, encoding: "utf8", timeout: 120_000 },
   );
   const ok = out.status === 0;
   if (ok) passed++;
   else failed++;
-  console.log(`${ok ? "PASS" : "FAIL"} ${scenario} (${version})`);
+  console.log(`${ok ? "PASS" : "FAIL"} ${scenario} (${version ?? "extension"})`);
   if (!ok || process.env.VERBOSE)
     console.log(`${out.stdout}\n${out.stderr}`.trim().split("\n").slice(-25).join("\n"));
 }

@@ -11,7 +11,6 @@ import type { McpServerFingerprint } from "./pinning.js";
 import { checkPins } from "./pinning-policy.js";
 import { negotiatedProtocol, probeKilled } from "./probe.js";
 import type { Scrubber } from "./scrub.js";
-import { interceptTasks } from "./task-intercept.js";
 import { keptTools, type ListedTool, offeredTools } from "./tools.js";
 import { openTransport } from "./transport.js";
 import type { LoadMcpOptions, McpRoot, McpServerInfo, McpServerStatus } from "./types.js";
@@ -80,28 +79,27 @@ export class Server implements ServerConnection {
     const onAbort = () => void this.close();
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      try {
-        if (this.auth === undefined) await this.connect(spec, spec.protocol, signal);
-        else {
-          // A connect that stopped for a person's approval is made again after it.
-          await this.auth.connect(async () => {
-            await this.client?.close().catch(() => {});
-            await this.connect(spec, spec.protocol, signal);
-          }, signal);
+      let listed: { tools: ListedTool[] };
+      if (this.auth === undefined) {
+        try {
+          await this.connect(spec, spec.protocol, signal);
+        } catch (thrown) {
+          if (!probeKilled(spec, this.transport, this.protocol) || this.closed || signal?.aborted) {
+            throw thrown;
+          }
+          await this.client?.close().catch(() => {});
+          await this.connect(spec, "2025", signal);
         }
-      } catch (thrown) {
-        if (!probeKilled(spec, this.transport, this.protocol) || this.closed || signal?.aborted) {
-          throw thrown;
-        }
-        await this.client?.close().catch(() => {});
-        await this.connect(spec, "2025", signal);
+        listed = await this.listTools(spec, signal);
+      } else {
+        // A start that stopped for a person's approval (at the handshake or at the first
+        // request that needs a token) is made again after it.
+        listed = await this.auth.connect(async () => {
+          await this.client?.close().catch(() => {});
+          await this.connect(spec, spec.protocol, signal);
+          return this.listTools(spec, signal);
+        }, signal);
       }
-      const listed = await bounded(
-        this.client!.listTools(undefined, { timeout: spec.timeout, ...(signal ? { signal } : {}) }),
-        spec.timeout,
-        "listing tools",
-        signal,
-      );
       if (this.options.pin !== undefined) {
         this.fingerprint = await checkPins(
           this.name,
@@ -122,6 +120,15 @@ export class Server implements ServerConnection {
     } finally {
       signal?.removeEventListener("abort", onAbort);
     }
+  }
+
+  private listTools(spec: ActiveSpec, signal: AbortSignal | undefined) {
+    return bounded(
+      this.client!.listTools(undefined, { timeout: spec.timeout, ...(signal ? { signal } : {}) }),
+      spec.timeout,
+      "listing tools",
+      signal,
+    );
   }
 
   /** Marks the server failed with a reason that holds no secret. */
@@ -159,7 +166,6 @@ export class Server implements ServerConnection {
       signal,
     );
     this.protocol = negotiatedProtocol(client);
-    interceptTasks(transport);
   }
 
   async roots(): Promise<readonly McpRoot[]> {

@@ -22,6 +22,8 @@ const NO_REDIRECT = "http://127.0.0.1/toolnexus-oauth-callback";
 export class StoreProvider implements OAuthClientProvider {
   private verifier: string | undefined;
   private discovery: OAuthDiscoveryState | undefined;
+  /** Whether a person's approval is in flight (its code not yet exchanged). */
+  private awaitingCode = false;
   private lastState: string | undefined;
   /** The issuer the SDK stamped on the pre-registered client (kept so later reads carry it). */
   private stampedIssuer: string | undefined;
@@ -136,6 +138,7 @@ export class StoreProvider implements OAuthClientProvider {
         this.server,
       );
     }
+    this.awaitingCode = true;
     this.onRedirect(url, this.lastState);
   }
 
@@ -157,8 +160,19 @@ export class StoreProvider implements OAuthClientProvider {
     this.discovery = state;
   }
 
+  /**
+   * The discovery made before sending the person off, kept only until their code is exchanged
+   * (the code belongs to that authorization server). Any other 401 discovers afresh, so a
+   * server that moved to another authorization server is followed there (SEP-2352).
+   */
   discoveryState(): OAuthDiscoveryState | undefined {
-    return this.discovery;
+    return this.awaitingCode ? this.discovery : undefined;
+  }
+
+  /** The approval in flight ended (its code exchanged, or it failed). */
+  approvalEnded(): void {
+    this.awaitingCode = false;
+    this.verifier = undefined;
   }
 
   async invalidateCredentials(

@@ -64,26 +64,26 @@ export class AuthSession {
         );
       }
       await this.transport!.finishAuth(params);
-    })();
+    })().finally(() => this.provider.approvalEnded());
     // Nobody may wait on an approval asked in the middle of a session.
     finishing.catch(() => {});
     this.finishing = finishing;
   }
 
   /**
-   * Connects; when the connect stopped to ask a person, waits for the approval (not counted in
-   * the connect's timeout), then connects again. At most `rounds` approvals.
+   * Runs `attempt` (a connect and a first listing); when it stopped to ask a person, waits for
+   * the approval (not counted in the attempt's timeouts), then runs it again. At most `rounds`
+   * approvals.
    */
-  async connect(
-    attempt: () => Promise<void>,
+  async connect<T>(
+    attempt: () => Promise<T>,
     signal: AbortSignal | undefined,
     rounds = 2,
-  ): Promise<void> {
+  ): Promise<T> {
     for (let round = 0; ; round++) {
       this.finishing = undefined;
       try {
-        await attempt();
-        return;
+        return await attempt();
       } catch (thrown) {
         const finishing = this.finishing as Promise<void> | undefined;
         if (finishing === undefined || round >= rounds || signal?.aborted) throw thrown;
