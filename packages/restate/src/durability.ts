@@ -90,15 +90,10 @@ export function restateDurability(
   }
 
   return {
-    async step<T>(step: DurableStep, work: (attempt: number) => Promise<T>): Promise<T> {
-      if (step.kind === "tool") return toolStep(step.key, work);
-      const result = await ctx.run(
-        step.key,
-        counted(step.key, 1, work),
-        runOptions as RunOptions<T>,
+    step<T>(step: DurableStep, work: (attempt: number) => Promise<T>): Promise<T> {
+      return serial(() =>
+        step.kind === "tool" ? toolStep(step.key, work) : modelStep(step.key, work),
       );
-      executed.delete(`${invocation}/${step.key}`);
-      return result;
     },
 
     async answers(requests: readonly AwaitedRequest[]): Promise<Answer[]> {
