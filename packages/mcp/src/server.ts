@@ -11,6 +11,7 @@ import type { McpServerFingerprint } from "./pinning.js";
 import { checkPins } from "./pinning-policy.js";
 import { negotiatedProtocol, probeKilled } from "./probe.js";
 import type { Scrubber } from "./scrub.js";
+import { interceptTasks } from "./task-intercept.js";
 import { keptTools, type ListedTool, offeredTools } from "./tools.js";
 import { openTransport } from "./transport.js";
 import type { LoadMcpOptions, McpRoot, McpServerInfo, McpServerStatus } from "./types.js";
@@ -166,6 +167,7 @@ export class Server implements ServerConnection {
       signal,
     );
     this.protocol = negotiatedProtocol(client);
+    interceptTasks(transport);
   }
 
   async roots(): Promise<readonly McpRoot[]> {
