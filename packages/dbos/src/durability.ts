@@ -48,8 +48,11 @@ export function dbosDurability(): Durability {
   return {
     async step<T>(step: DurableStep, work: (attempt: number) => Promise<T>): Promise<T> {
       if (step.kind !== "tool") return DBOS.runStep(() => work(1), { name: step.key });
-      const began = await DBOS.runStep(dispatch, { name: `${step.key}#began` });
-      return DBOS.runStep(async () => work(Math.max(1, (await dispatch()) - began + 1)), {
+      // DBOS numbers a workflow's operations in the order they are called, and the loop starts a
+      // turn's calls together: both steps of a call are called here, before any await, so a
+      // replay numbers them the same whichever call's records come back first.
+      const began = DBOS.runStep(dispatch, { name: `${step.key}#began` });
+      return DBOS.runStep(async () => work(Math.max(1, (await dispatch()) - (await began) + 1)), {
         name: step.key,
       });
     },

@@ -1,0 +1,102 @@
+// Real processes: a DBOS application process runs the agent's workflows, another process (with
+// only a DBOSClient) answers, and this test reads results through a DBOSClient of its own. The
+// application is SIGKILLed while a run waits and started again with the same executor id: DBOS
+// recovers the run, which goes on with the answer sent while no process ran it.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DBOSClient } from "@dbos-inc/dbos-sdk";
+import { guard, readLogs, stopWorkers } from "@toolnexus/chaos-kit";
+import type { RunResult } from "@toolnexus/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitingRequests } from "../src/index.js";
+import { startApp } from "./app.js";
+import { dbosClient, freshDatabase } from "./dbos.js";
+
+const dir = mkdtempSync(join(tmpdir(), "toolnexus-dbos-processes-"));
+const releaseDir = guard({ remove: dir });
+let url: string;
+let client: DBOSClient;
+
+beforeAll(async () => {
+  url = freshDatabase("processes");
+}, 60_000);
+afterAll(async () => {
+  await stopWorkers();
+  await client?.destroy();
+  rmSync(dir, { recursive: true, force: true });
+  releaseDir();
+});
+
+/** Answers `runId` from a process of its own (a DBOSClient, no workflows). */
+async function answerFromProcess(runId: string, answer: unknown) {
+  const answerer = startApp("answerer.mjs", [url, runId, JSON.stringify(answer)]);
+  const receipt = await answerer.line<{ requestId?: string; waiting?: boolean; pid: number }>();
+  await answerer.exited;
+  return receipt;
+}
+
+/** Resolves once `runId` waits for a request (DBOS's getEvent waits for the event). */
+async function waitingOf(runId: string) {
+  for (;;) {
+    const requests = await waitingRequests(client, runId);
+    if (requests.length > 0) return requests;
+    await client.getEvent(runId, "toolnexus.waiting", 5);
+  }
+}
+
+describe("runs on DBOS across processes", () => {
+  it("halts in the application process, is answered from another process, and continues there", async () => {
+    const app = startApp("app.mjs", [url, dir, "app-a"]);
+    await app.line((line: { ready?: boolean }) => line.ready === true);
+    client = await dbosClient(url);
+    app.send(JSON.stringify({ start: ["p1"] }));
+    await app.line((line: { started?: number }) => line.started === 1);
+    const [awaited] = await waitingOf("p1");
+    expect(awaited?.request).toMatchObject({ id: "p1/approve", kind: "input" });
+
+    const receipt = await answerFromProcess("p1", {
+      id: "p1/approve",
+      ok: true,
+      data: { token: "from-elsewhere" },
+    });
+    expect(receipt).toMatchObject({ requestId: "p1/approve", waiting: true });
+    expect(receipt.pid).not.toBe(app.child.pid);
+    const result = await client.retrieveWorkflow<RunResult>("p1").getResult();
+    expect(result.text).toBe("finished: prepared#1 | applied from-elsewhere#1");
+    await app.kill();
+  });
+
+  it("recovers a waiting run in a restarted process, with the answer sent while none ran", async () => {
+    const first = startApp("app.mjs", [url, dir, "app-b"]);
+    await first.line((line: { ready?: boolean }) => line.ready === true);
+    first.send(JSON.stringify({ start: ["p2"] }));
+    await waitingOf("p2");
+    await first.kill("SIGKILL");
+
+    const receipt = await answerFromProcess("p2", {
+      id: "p2/approve",
+      ok: true,
+      data: { token: "while-down" },
+    });
+    expect(receipt.waiting).toBe(true);
+    // The same executor id: DBOS recovers the workflows the killed process left pending.
+    const second = startApp("app.mjs", [url, dir, "app-b"]);
+    await second.line((line: { ready?: boolean }) => line.ready === true);
+    const result = await client.retrieveWorkflow<RunResult>("p2").getResult();
+    expect(result.text).toBe("finished: prepared#1 | applied while-down#1");
+    // `prepare` ran once: its recorded result was replayed in the new process, not run again.
+    const runs = readLogs(dir).execs.filter((e) => e.runId === "p2" && e.phase === "start");
+    expect(runs.map((e) => [e.tool, e.answered, e.attempt])).toEqual([
+      ["prepare", false, 1],
+      ["approve", false, 1],
+      ["approve", true, 1],
+    ]);
+    await second.kill();
+  });
+
+  it("refuses an answer to a run that does not exist, from another process", async () => {
+    const receipt = await answerFromProcess("p-none", { id: "x", ok: true });
+    expect(receipt).toMatchObject({ code: "run_not_found" });
+  });
+});
