@@ -20,6 +20,7 @@ import {
 } from "@toolnexus/core";
 import type { CancelOps } from "./cancel.js";
 import type { Db } from "./driver.js";
+import type { DueOps } from "./due.js";
 import type { EventOps } from "./events.js";
 import {
   checkLease,
@@ -95,7 +96,7 @@ function checkSameRun(checkpoint: Checkpoint, lease: Lease): void {
 }
 
 /** Prepares the statements once and returns the run writes. */
-export function runOps(db: Db, events: EventOps, cancels: CancelOps): RunOps {
+export function runOps(db: Db, events: EventOps, cancels: CancelOps, due: DueOps): RunOps {
   const holder = db.prepare<[string], HolderRow>(
     "SELECT state, owner, token, cancel_by, cancel_reason, cancel_at FROM runs WHERE run_id = ?",
   );
@@ -296,6 +297,8 @@ export function runOps(db: Db, events: EventOps, cancels: CancelOps): RunOps {
       unposition.run(runId);
       checkpoint.pending.forEach((call, position) => {
         const expiresAt = call.deadline ?? call.request.expiresAt ?? null;
+        // Its reminders stored once; an escalation that fired keeps it re-addressed.
+        const request = due.keep(runId, call);
         upsertRequest.run(
           call.request.id,
           runId,
@@ -305,7 +308,7 @@ export function runOps(db: Db, events: EventOps, cancels: CancelOps): RunOps {
           agent,
           String(call.request.kind),
           String(call.request.prompt),
-          JSON.stringify(call.request),
+          JSON.stringify(request),
           createdAt,
           expiresAt,
           toMs(expiresAt),

@@ -33,6 +33,7 @@ describe("schema", () => {
       "requests",
       "runs",
       "sqlite_sequence",
+      "timers",
     ]);
     db.close();
   });
@@ -46,6 +47,25 @@ describe("schema", () => {
     const second = sqliteStore({ path });
     expect(second.getRun(ckp.runId)?.checkpoint).toEqual(ckp);
     second.close();
+  });
+
+  it("a version 3 file gains the timers table (version 4) and keeps its runs", () => {
+    const path = tmp.file();
+    const first = sqliteStore({ path });
+    const ckp = checkpoint([request()]);
+    first.halt(ckp);
+    first.close();
+    const db = raw(path);
+    db.exec("DROP TABLE timers");
+    db.pragma("user_version = 3");
+    db.close();
+    const second = sqliteStore({ path });
+    expect(second.getRun(ckp.runId)?.checkpoint).toEqual(ckp);
+    expect(second.claimDue({ now: Date.now(), owner: "w" })).toEqual([]);
+    second.close();
+    const after = raw(path);
+    expect(after.pragma("user_version", { simple: true })).toBe(4);
+    after.close();
   });
 
   it("two processes' worth of stores opening a new file at once both work", () => {
@@ -191,6 +211,7 @@ describe("migration from schema version 1", () => {
       "requests",
       "runs",
       "sqlite_sequence",
+      "timers",
     ]);
     db.close();
 

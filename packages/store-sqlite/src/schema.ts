@@ -1,5 +1,6 @@
 import type { Db, Driver, SqliteDriverName } from "./driver.js";
 import { currentDriver } from "./driver-select.js";
+import { TIMERS_SCHEMA } from "./due.js";
 import { SqliteStoreError } from "./errors.js";
 import { isOnDisk, prepareFile } from "./files.js";
 import { migrateV1 } from "./migrate-v1.js";
@@ -9,7 +10,7 @@ import { migrateV2, RUNS_SCHEMA_V2 } from "./migrate-v2.js";
  * The schema version this release creates and reads, kept in the file's `PRAGMA user_version`.
  * A file with a higher version was written by a newer release and is refused.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * The tables of durable runs (schema version 3), created as is on a new file and by the
@@ -106,6 +107,8 @@ const UPGRADES: Readonly<Record<number, (db: Db) => void>> = {
   1: (db) => migrateV1(db, RUNS_SCHEMA_V2),
   // Run events, who answered, and cancel.
   2: (db) => migrateV2(db, RUNS_SCHEMA),
+  // Reminders and escalations of waiting requests: a table of their own, nothing else changes.
+  3: (db) => db.exec(TIMERS_SCHEMA),
 };
 
 /** How the database file is opened. */
@@ -194,7 +197,7 @@ function migrate(db: Db, path: string): void {
     if (current > SCHEMA_VERSION) refuseNewer(current);
     if (current === SCHEMA_VERSION) return;
     // A new file skips straight to the current schema; an old one walks every step from its own.
-    if (current === 0) db.exec(RUNS_SCHEMA + CONVERSATIONS);
+    if (current === 0) db.exec(RUNS_SCHEMA + CONVERSATIONS + TIMERS_SCHEMA);
     else for (let version = current; version < SCHEMA_VERSION; version++) UPGRADES[version]!(db);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();

@@ -5,9 +5,11 @@ import type {
   CancelReceipt,
   CancelRequest,
   Checkpoint,
+  ClaimDueOptions,
   ClaimedRun,
   ClaimOptions,
   ConversationStore,
+  DueTimer,
   HaltReceipt,
   JournalEntry,
   Lease,
@@ -32,6 +34,7 @@ import { cancelOps } from "./cancel.js";
 import { claimOp } from "./claim.js";
 import { conversationOps } from "./conversations.js";
 import type { SqliteDriverName } from "./driver.js";
+import { dueOps } from "./due.js";
 import { SqliteStoreError } from "./errors.js";
 import { DEFAULT_EVENTS_POLL_MS, eventOps } from "./events.js";
 import { checkFileMode, DEFAULT_FILE_MODE, isOnDisk, prepareFile } from "./files.js";
@@ -160,6 +163,12 @@ export interface SqliteStore extends RunStore, ConversationStore {
   retry(runId: string): RetryReceipt;
   /** The journal of the run's step in flight, in the order written. */
   readJournal(runId: string): JournalEntry[];
+  /**
+   * Hands out the reminders and escalations due at `now` whose request still waits, marking
+   * them fired in the same write transaction: each is handed to one caller, across processes
+   * and restarts (see {@link RunStore.claimDue}).
+   */
+  claimDue(options: ClaimDueOptions): DueTimer[];
   /** Stores `messages` as the transcript of `sessionId`, replacing any earlier one. */
   save(sessionId: string, messages: readonly Message[]): void;
   /** The transcript saved for `sessionId`, or `undefined` for a session never saved. */
@@ -204,7 +213,8 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
   }
   const events = eventOps(db, pollMs);
   const cancels = cancelOps(db, events);
-  const runs = runOps(db, events, cancels);
+  const due = dueOps(db);
+  const runs = runOps(db, events, cancels, due);
   // Watchers in this process hear of a write as soon as it commits, not at the next poll.
   const woken =
     <A extends unknown[], R>(write: (...args: A) => R) =>
@@ -244,6 +254,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       listRuns: operations.listRuns,
       retry: operations.retry,
       readJournal: operations.readJournal,
+      claimDue: woken(due.claimDue),
       save: conversations.save,
       load: conversations.load,
       deleteConversation: conversations.deleteConversation,

@@ -14,9 +14,18 @@ import type { MemoryRunStore } from "./store.js";
 
 /** A halted call's timers, kept once per request row: a later halt never re-arms one that fired. */
 export function keepTimers(row: RequestRow, call: Pick<PendingCall, "timers">): void {
-  if (row.timers !== undefined) return;
-  const timers = storedTimers(call.timers);
-  if (timers.length > 0) row.timers = timers.map((timer) => ({ ...timer, fired: false }));
+  if (row.timers === undefined) {
+    const timers = storedTimers(call.timers);
+    if (timers.length > 0) row.timers = timers.map((timer) => ({ ...timer, fired: false }));
+    return;
+  }
+  // The halt refreshed the request from the checkpoint: an escalation that fired still holds.
+  const escalated = row.timers.filter((timer) => timer.fired && timer.to !== undefined).pop();
+  if (escalated?.to !== undefined) {
+    row.requestJson = JSON.stringify(
+      readdressed(JSON.parse(row.requestJson) as Request, escalated.to),
+    );
+  }
 }
 
 export function claimDueOp(state: MemoryState): MemoryRunStore["claimDue"] {

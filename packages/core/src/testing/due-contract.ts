@@ -79,13 +79,22 @@ export function dueContract(current: () => RunStore): void {
     const base = Date.now();
     await store().halt(withTimers("run_again", ["q1", "q2"], base));
     expect(keys(await claimDue(base + HOUR))).toEqual(["q1#0:reminder", "q2#0:reminder"]);
-    // q2 answered; the run continues and halts again on q1 alone, its timers as before.
+    // q2 answered; the run continues and halts again on q1 (its timers as before) and a new q3.
     await store().answer({ id: "q2", ok: true });
     const claimed = await store().claim({ owner: "w", leaseMs: LONG_MS, runId: "run_again" });
     expect(claimed).toBeDefined();
-    const again = withTimers("run_again", ["q1"], base);
+    const again = withTimers("run_again", ["q1", "q3"], base);
+    delete again.pending[1]!.timers;
     await store().halt(again, claimed!.lease as Lease);
     expect(keys(await claimDue(base + 2 * HOUR))).toEqual(["q1#1:reminder"]);
+    // Escalated, then halted on again: the request stays re-addressed.
+    expect(keys(await claimDue(base + 3 * HOUR))).toEqual(["q1#2:escalation"]);
+    await store().answer({ id: "q3", ok: true });
+    const next = await store().claim({ owner: "w", leaseMs: LONG_MS, runId: "run_again" });
+    expect(next).toBeDefined();
+    await store().halt(withTimers("run_again", ["q1"], base), next!.lease as Lease);
+    expect((await store().getRequest("q1"))?.request.data?.to).toBe("leads");
+    expect(await claimDue(base + 9 * HOUR)).toEqual([]);
   });
 
   it("callers at the same moment share the due timers without duplicates; limit caps one call", async () => {
