@@ -18,6 +18,7 @@ import {
 import { cancelNow } from "./cancel.js";
 import { key, type Run } from "./connection.js";
 import type { Context } from "./context.js";
+import { withTimers } from "./due.js";
 import type { StoreEvent } from "./events.js";
 import {
   cancelEventData,
@@ -86,7 +87,8 @@ function requestColumns(checkpoint: Checkpoint) {
     positions.push(position);
     kinds.push(plain(String(call.request.kind)));
     prompts.push(plain(String(call.request.prompt)));
-    jsons.push(JSON.stringify(call.request));
+    // With its reminders, which a trigger moves to their table in the same transaction.
+    jsons.push(withTimers(call));
     expiresAt.push(deadline === null ? null : plain(String(deadline)));
     expiresMs.push(toMs(deadline));
   }

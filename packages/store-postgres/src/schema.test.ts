@@ -36,6 +36,24 @@ const tablesOf = async (schema: string) =>
   ).rows.map((row) => row.table_name);
 
 describe("migrations", () => {
+  it("brings a version 3 schema to version 4 (reminders), keeping its runs", async () => {
+    const first = open("from_three");
+    const halted = sampleCheckpoint({ runId: "run_3", pending: ["q_3"] });
+    await first.halt(halted);
+    await admin.query(`DROP TABLE from_three.timers;
+      DROP FUNCTION from_three.keep_timers() CASCADE;
+      DELETE FROM from_three.migrations WHERE version = 4`);
+    const second = open("from_three");
+    expect(await second.migrate()).toEqual({ from: 3, to: 4 });
+    expect((await second.getRun("run_3"))?.checkpoint).toEqual(halted);
+    const timed = sampleCheckpoint({ runId: "run_4", pending: ["q_4"] });
+    timed.pending[0]!.timers = [{ kind: "reminder", at: new Date(0).toISOString() }];
+    await second.halt(timed);
+    const due = await second.claimDue({ now: Date.now(), owner: "w" });
+    expect(due.map((d) => [d.requestId, d.kind])).toEqual([["q_4", "reminder"]]);
+    expect((await second.getRequest("q_4"))?.request).toEqual(timed.pending[0]!.request);
+  });
+
   it("creates the schema on first use, in the schema named by the option", async () => {
     const store = open("lazy_one");
     expect(await tablesOf("lazy_one")).toEqual([]);
@@ -47,6 +65,7 @@ describe("migrations", () => {
       "migrations",
       "requests",
       "runs",
+      "timers",
     ]);
     const { rows } = await admin.query(
       "SELECT version, applied_by FROM lazy_one.migrations ORDER BY version",

@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import type { Db } from "./connection.js";
 import { PostgresStoreError } from "./errors.js";
+import { timersSchema } from "./timers-schema.js";
 
 /**
  * The schema version this release creates and reads, kept in the `migrations` table of the
  * store's schema. A schema at a higher version was written by a newer release and is refused.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** A schema name the store accepts: a plain PostgreSQL identifier. */
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -310,7 +311,13 @@ function version3(s: string): string {
 }
 
 /** `MIGRATIONS[n - 1]` brings a schema from version n - 1 to n. */
-export const MIGRATIONS: readonly ((s: string) => string)[] = [version1, version2, version3];
+export const MIGRATIONS: readonly ((s: string) => string)[] = [
+  version1,
+  version2,
+  version3,
+  // Reminders and escalations of waiting requests (due.ts).
+  timersSchema,
+];
 
 /** The advisory lock every migrating process of one schema takes, so exactly one migrates. */
 function lockKey(schema: string): string {

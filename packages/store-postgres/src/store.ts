@@ -6,9 +6,11 @@ import type {
   CancelReceipt,
   CancelRequest,
   Checkpoint,
+  ClaimDueOptions,
   ClaimedRun,
   ClaimOptions,
   ConversationStore,
+  DueTimer,
   HaltReceipt,
   JournalEntry,
   Lease,
@@ -35,6 +37,7 @@ import { claimOp } from "./claim.js";
 import { type ConnectionInput, openDb } from "./connection.js";
 import { makeContext } from "./context.js";
 import { conversationOps } from "./conversations.js";
+import { claimDueOp } from "./due.js";
 import { PostgresStoreError } from "./errors.js";
 import { eventOps, watchKey } from "./events.js";
 import { listener } from "./notify.js";
@@ -147,6 +150,12 @@ export interface PostgresStore extends RunStore, ConversationStore {
    * requests, journals and events; returns how many.
    */
   prune(options: PruneOptions): Promise<number>;
+  /**
+   * Hands out the reminders and escalations due at `now` whose request still waits, marking
+   * them fired in the same statement: each is handed to one caller, across processes and
+   * restarts (see {@link RunStore.claimDue}).
+   */
+  claimDue(options: ClaimDueOptions): Promise<DueTimer[]>;
   /** Runs, newest change first (see {@link RunStore.listRuns}); plain columns only. */
   listRuns(filter?: RunFilter): Promise<RunSummary[]>;
   /**
@@ -308,6 +317,7 @@ export function postgresStore(
     listRuns: operations.listRuns,
     retry: operations.retry,
     readJournal: operations.readJournal,
+    claimDue: claimDueOp(ctx),
     save: conversations.save,
     load: conversations.load,
     deleteConversation: conversations.deleteConversation,
