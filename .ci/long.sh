@@ -7,7 +7,9 @@
 #   2. every package's quick suite again on Node 22 and 24 (.ci/other-nodes.sh: ~4 min cold,
 #      under 3 warm);
 #   3. the official MCP conformance suite's client scenarios against @toolnexus/mcp, the OAuth
-#      ones included (on the Node 22 that step 2 caches; offline, ~3 min).
+#      ones included (on the Node 22 that step 2 caches; offline, ~3 min), then its server
+#      scenarios against @toolnexus/mcp-server (failures checked against
+#      packages/mcp-server/scripts/conformance-baseline.yml; ~1 min).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,3 +24,6 @@ step "tests passed on node 22 and 24"
 
 node packages/mcp/scripts/conformance.mjs
 step "mcp conformance passed"
+
+node packages/mcp-server/scripts/conformance.mjs
+step "mcp-server conformance passed"

@@ -33,16 +33,29 @@ export interface Round {
   channel: CallChannel;
   /** The verified `requestState` payload, when this round continues a call. */
   state?: RoundState;
-  /** The client's reply to the round's question, when this round continues a call. */
-  reply: ElicitReply;
+  /** The client's reply to a question (keyed by its Request id), when this round continues a call. */
+  reply: (key: string) => ElicitReply;
   /** The client's declared capabilities (can it ask its person, and how). */
   capabilities: unknown;
+  /** True for a 2026-07-28 request: a capability it lacks is a protocol error, not a result. */
+  modern: boolean;
 }
 
 /** How a round ends: a result for the client, or a question for its person. */
 export type RoundEnd =
   | { kind: "result"; result: ToolResult }
-  | { kind: "ask"; elicitation: ReturnType<typeof toElicitation>; requestState: string };
+  /**
+   * A 2026 client lacks the capability the question takes: the question is returned without
+   * state, and the SDK answers it with the protocol's MissingRequiredClientCapability (-32021).
+   */
+  | { kind: "missing"; key: string; elicitation: ReturnType<typeof toElicitation> }
+  | {
+      kind: "ask";
+      /** The input request's key: the Request's id. */
+      key: string;
+      elicitation: ReturnType<typeof toElicitation>;
+      requestState: string;
+    };
 
 type Outcome = { done: ToolResult } | { suspend: Suspension };
 
@@ -122,6 +135,15 @@ export async function callRound(
         return ask(s, requestState);
       }
       outcome = { done: error(`${tool.name} ${cannot}`) };
+      if (round.modern) {
+        if (lease !== undefined && runs !== undefined)
+          await runs.finish(lease, call, callId, outcome.done);
+        return {
+          kind: "missing",
+          key: s.request.id,
+          elicitation: toElicitation(setup.scrub.deep(s.request)),
+        };
+      }
     }
     if (lease !== undefined && runs !== undefined) {
       await runs.finish(lease, call, callId, outcome.done);
@@ -131,6 +153,7 @@ export async function callRound(
 
   const ask = (s: Suspension, requestState: string): RoundEnd => ({
     kind: "ask",
+    key: s.request.id,
     elicitation: toElicitation(setup.scrub.deep(s.request)),
     requestState,
   });
@@ -152,7 +175,7 @@ export async function callRound(
     return { kind: "result", result: error("this round's requestState belongs to another call") };
   }
   if ("s" in state) {
-    const answer = toAnswer(state.s.request, round.reply);
+    const answer = toAnswer(state.s.request, round.reply(state.s.request.id));
     // No reply to the question (a client that retried without it): ask it again.
     if (answer === undefined) return ask(state.s, await setup.mint(state));
     return finish(await proceed(state.s, answer));
@@ -169,7 +192,7 @@ export async function callRound(
       result: error(`this call cannot continue: ${"why" in held ? held.why : ""}`),
     };
   }
-  const answer = toAnswer(held.suspension.request, round.reply);
+  const answer = toAnswer(held.suspension.request, round.reply(held.suspension.request.id));
   if (answer === undefined) return ask(held.suspension, await setup.mint(state));
   const taken = await runs.take(
     state.run,

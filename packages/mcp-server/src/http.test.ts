@@ -119,7 +119,16 @@ describe("serveMcpHttp", () => {
 
       it("tells a client that cannot ask its person what the tool needed", async () => {
         const { client } = await open(server.url, era);
-        const result = await client.callTool({ name: "deploy", arguments: { service: "api" } });
+        const call = client.callTool({ name: "deploy", arguments: { service: "api" } });
+        if (era === "2026") {
+          // The 2026 protocol's MissingRequiredClientCapability error (-32021), naming the capability.
+          await expect(call).rejects.toMatchObject({
+            code: -32021,
+            data: { requiredCapabilities: { elicitation: { form: {} } } },
+          });
+          return;
+        }
+        const result = await call;
         expect(result.isError).toBe(true);
         expect(textOf(result)).toContain("needs input: Which environment should api go to?");
         expect(textOf(result)).toContain("does not declare the elicitation capability");

@@ -19,7 +19,7 @@ import { type CallSetup, callRound, type RoundEnd } from "./call.js";
 import { DurableRounds } from "./durable.js";
 import type { ElicitReply } from "./elicitation.js";
 import { DEFAULTS, type McpCaller, type McpServeOptions } from "./options.js";
-import { INPUT_KEY, type RoundState, roundStateOf } from "./suspension.js";
+import { type RoundState, roundStateOf } from "./suspension.js";
 
 /** The tools `options` serves, by name (the `expose` filter applied). */
 export function servedTools(options: McpServeOptions): Map<string, Tool> {
@@ -65,12 +65,50 @@ function callerOf(ctx: ServerContext, server: McpServer): McpCaller {
 }
 
 /** Text for the client: secrets scrubbed, cut at the limit. */
-function toCallToolResult(result: ToolResult, scrub: Scrubber, maxChars: number): CallToolResult {
-  let text = scrub.text(result.output);
-  if (text.length > maxChars) {
-    text = `${text.slice(0, maxChars)}\n[cut: the result was ${text.length} characters, the limit is ${maxChars}]`;
+function cut(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  return `${text.slice(0, maxChars)}\n[cut: the result was ${text.length} characters, the limit is ${maxChars}]`;
+}
+
+type Content = CallToolResult["content"][number];
+
+/** A result's content parts beyond its text (`ToolResult.parts`: images, resources) as MCP content. */
+function partsOf(result: ToolResult, scrub: Scrubber, maxChars: number): Content[] {
+  const parts = (result as { parts?: unknown }).parts;
+  if (!Array.isArray(parts)) return [];
+  const content: Content[] = [];
+  for (const part of parts as Record<string, unknown>[]) {
+    if (!isObject(part)) continue;
+    if (part.type === "text" && typeof part.text === "string") {
+      content.push({ type: "text", text: cut(scrub.text(part.text), maxChars) });
+    } else if (
+      part.type === "image" &&
+      typeof part.data === "string" &&
+      typeof part.mimeType === "string"
+    ) {
+      content.push({ type: "image", data: part.data, mimeType: part.mimeType });
+    } else if (part.type === "resource" && typeof part.uri === "string") {
+      const resource: Record<string, unknown> = { uri: part.uri };
+      if (typeof part.mimeType === "string") resource.mimeType = part.mimeType;
+      // A resource without text is sent as a link to it.
+      if (typeof part.text === "string") {
+        resource.text = cut(scrub.text(part.text), maxChars);
+        content.push({ type: "resource", resource } as Content);
+      } else {
+        content.push({ type: "resource_link", name: part.uri, ...resource } as Content);
+      }
+    }
   }
-  return { content: [{ type: "text", text }], isError: result.isError };
+  return content;
+}
+
+function toCallToolResult(result: ToolResult, scrub: Scrubber, maxChars: number): CallToolResult {
+  const parts = partsOf(result, scrub, maxChars);
+  const text = cut(scrub.text(result.output), maxChars);
+  // With parts, the text goes first only when there is some: the parts may carry it all.
+  const content: Content[] =
+    parts.length > 0 && text === "" ? parts : [{ type: "text", text }, ...parts];
+  return { content, isError: result.isError };
 }
 
 /**
@@ -187,7 +225,8 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
             }),
       },
       ...(state === undefined ? {} : { state }),
-      reply: inputResponse(ctx.mcpReq.inputResponses, INPUT_KEY) as ElicitReply,
+      modern: ctx.mcpReq.envelope !== undefined,
+      reply: (key) => inputResponse(ctx.mcpReq.inputResponses, key) as ElicitReply,
       capabilities,
     });
     await sent;
@@ -202,8 +241,8 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
         ? inputRequired.elicitUrl({ message: e.message, url: e.url })
         : inputRequired.elicit({ message: e.message, requestedSchema: e.requestedSchema as never });
     return inputRequired({
-      inputRequests: { [INPUT_KEY]: request },
-      requestState: end.requestState,
+      inputRequests: { [end.key]: request },
+      ...(end.kind === "ask" ? { requestState: end.requestState } : {}),
     });
   }
 }

@@ -23,9 +23,6 @@ export type RoundState =
   | { v: 1; tool: string; fp: string; s: Suspension }
   | { v: 1; tool: string; fp: string; run: string };
 
-/** The key of the one input request a round sends. */
-export const INPUT_KEY = "toolnexus";
-
 /** A fingerprint of a call: a round may only continue the call it was raised by. */
 export function fingerprint(tool: string, args: Record<string, unknown>): string {
   return createHash("sha256")

