@@ -37,9 +37,9 @@ const node22 = findNode22();
 const cli = join(here, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
 const command = `${process.execPath} --import tsx ${join(here, "src", "fixtures", "conformance-client.ts")}`;
 // The authorization scenarios run at the newest revision each applies to (metadata-default at
-// 2025-11-25 too, the initialize-era path); of the extensions, client credentials with a secret.
-// Not run: the extensions this package does not implement (private_key_jwt client credentials,
-// enterprise-managed authorization, DPoP, workload identity federation).
+// 2025-11-25 too, the initialize-era path); of the extensions, client credentials (a secret or
+// private_key_jwt) and DPoP. Not run: the extensions this package does not implement
+// (enterprise-managed authorization, workload identity federation).
 const AUTH_2026 = [
   "metadata-default",
   "metadata-var1",
@@ -73,6 +73,9 @@ const auth = [
   ["auth/2025-03-26-oauth-metadata-backcompat", "2025-03-26"],
   ["auth/2025-03-26-oauth-endpoint-fallback", "2025-03-26"],
   ["auth/client-credentials-basic", undefined],
+  ["auth/client-credentials-jwt", undefined],
+  ["auth/dpop", undefined],
+  ["auth/dpop-nonce", undefined],
 ];
 const scenarios = [
   ["initialize", "2025-11-25"],

@@ -34,6 +34,25 @@ describe("auth in a remote entry", () => {
     expect(spec?.kind === "remote" && spec.secrets).toContain("from-the-environment-1234");
   });
 
+  it("takes a private key instead of a secret, and DPoP", () => {
+    const spec = remote({
+      grant: "client_credentials",
+      clientId: "machine",
+      privateKey: placeholder("SECRET"),
+      signingAlgorithm: "ES256",
+      dpop: true,
+    });
+    expect(spec).toMatchObject({
+      kind: "remote",
+      auth: { privateKey: "from-the-environment-1234", signingAlgorithm: "ES256", dpop: true },
+    });
+    expect(spec?.kind === "remote" && spec.secrets).toContain("from-the-environment-1234");
+    expect(remote({ dpop: "yes" })).toMatchObject({
+      kind: "invalid",
+      reason: '"auth.dpop" must be true or false',
+    });
+  });
+
   it("makes a malformed entry invalid, saying why", () => {
     expect(remote("yes")).toMatchObject({
       kind: "invalid",
@@ -46,7 +65,8 @@ describe("auth in a remote entry", () => {
     });
     expect(remote({ grant: "client_credentials", clientId: "m" })).toMatchObject({
       kind: "invalid",
-      reason: 'the "client_credentials" grant needs "auth.clientId" and "auth.clientSecret"',
+      reason:
+        'the "client_credentials" grant needs "auth.clientId" and "auth.clientSecret" or "auth.privateKey"',
     });
   });
 });

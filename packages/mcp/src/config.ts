@@ -278,7 +278,15 @@ function parseServer(
 
 const GRANTS = new Set(["authorization_code", "client_credentials"]);
 const AUTH_METHODS = new Set(["client_secret_basic", "client_secret_post", "none"]);
-const AUTH_STRINGS = ["clientId", "clientSecret", "issuer", "scope", "clientMetadataUrl"] as const;
+const AUTH_STRINGS = [
+  "clientId",
+  "clientSecret",
+  "issuer",
+  "scope",
+  "clientMetadataUrl",
+  "privateKey",
+  "signingAlgorithm",
+] as const;
 
 /**
  * A remote entry's `auth`: its settings (the secret expanded from `env` and added to
@@ -314,14 +322,19 @@ function parseAuth(
       return `"auth.${key}" must be a non-empty string`;
     const expanded = expandEnv(value, env);
     secrets.push(...expanded.secrets);
-    if (key === "clientSecret") secrets.push(expanded.value);
+    if (key === "clientSecret" || key === "privateKey") secrets.push(expanded.value);
     auth[key] = expanded.value;
+  }
+  if (raw.dpop !== undefined) {
+    if (typeof raw.dpop !== "boolean") return '"auth.dpop" must be true or false';
+    auth.dpop = raw.dpop;
   }
   if (
     auth.grant === "client_credentials" &&
-    (auth.clientId === undefined || auth.clientSecret === undefined)
+    (auth.clientId === undefined ||
+      (auth.clientSecret === undefined && auth.privateKey === undefined))
   ) {
-    return 'the "client_credentials" grant needs "auth.clientId" and "auth.clientSecret"';
+    return 'the "client_credentials" grant needs "auth.clientId" and "auth.clientSecret" or "auth.privateKey"';
   }
   return auth;
 }

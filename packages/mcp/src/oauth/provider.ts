@@ -2,12 +2,15 @@
 // step-up all live in @modelcontextprotocol/client) fed from a host's token store, with the
 // person's approval asked of the host's `authorize`.
 import { randomBytes } from "node:crypto";
-import type {
-  OAuthClientMetadata,
-  OAuthClientProvider,
-  OAuthDiscoveryState,
-  StoredOAuthClientInformation,
-  StoredOAuthTokens,
+import {
+  type AddClientAuthentication,
+  createPrivateKeyJwtAuth,
+  DpopSession,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
 import { McpAuthorizationError } from "./errors.js";
 import type { McpAuthConfig, McpAuthRecord, McpOAuthOptions, McpTokenStore } from "./types.js";
@@ -27,6 +30,10 @@ export class StoreProvider implements OAuthClientProvider {
   private lastState: string | undefined;
   /** The issuer the SDK stamped on the pre-registered client (kept so later reads carry it). */
   private stampedIssuer: string | undefined;
+  /** The DPoP key of this process (`auth.dpop`), made on first use. */
+  private dpopSession: Promise<DpopSession> | undefined;
+  /** A pre-registered client with a private key signs its token requests (private_key_jwt). */
+  readonly addClientAuthentication: AddClientAuthentication | undefined;
   /** Set when the SDK sends the person off: resolves with the callback's parameters. */
   onRedirect: ((url: URL, state: string | undefined) => void) | undefined;
 
@@ -37,7 +44,27 @@ export class StoreProvider implements OAuthClientProvider {
     private readonly config: McpAuthConfig,
     private readonly options: McpOAuthOptions,
     private readonly store: McpTokenStore,
-  ) {}
+  ) {
+    const { clientId, privateKey } = config;
+    this.addClientAuthentication =
+      clientId !== undefined && privateKey !== undefined
+        ? createPrivateKeyJwtAuth({
+            issuer: clientId,
+            subject: clientId,
+            privateKey,
+            alg: config.signingAlgorithm ?? "ES256",
+          })
+        : undefined;
+    // The SDK looks for `dpop` itself: only a provider that asks for DPoP has the method.
+    if (config.dpop === true) {
+      this.dpop = () => {
+        this.dpopSession ??= DpopSession.create();
+        return this.dpopSession;
+      };
+    }
+  }
+
+  dpop?: () => Promise<DpopSession>;
 
   private get machine(): boolean {
     return this.config.grant === "client_credentials";
@@ -61,7 +88,11 @@ export class StoreProvider implements OAuthClientProvider {
       response_types: this.machine ? [] : ["code"],
       token_endpoint_auth_method:
         this.config.tokenEndpointAuthMethod ??
-        (this.config.clientSecret === undefined ? "none" : "client_secret_basic"),
+        (this.config.privateKey !== undefined
+          ? "private_key_jwt"
+          : this.config.clientSecret === undefined
+            ? "none"
+            : "client_secret_basic"),
     };
     if (this.config.scope !== undefined) metadata.scope = this.config.scope;
     return metadata;

@@ -21,6 +21,15 @@ export interface McpAuthConfig {
   clientMetadataUrl?: string;
   /** How a client with a secret authenticates at the token endpoint. Default `client_secret_basic`. */
   tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "none";
+  /**
+   * A pre-registered client's private key (PEM; `${ENV_VAR}` expanded, never logged): the client
+   * authenticates with a signed JWT (`private_key_jwt`, RFC 7523) instead of a secret.
+   */
+  privateKey?: string;
+  /** The JWS algorithm of `privateKey` (`ES256`, `RS256`, ...). Default `ES256`. */
+  signingAlgorithm?: string;
+  /** Ask for DPoP-bound tokens (RFC 9449): each request carries a fresh proof of a key this process holds. */
+  dpop?: boolean;
 }
 
 /** What a server's tokens and registration look like in a {@link McpTokenStore}. */
