@@ -12,6 +12,7 @@ export type WebErrorCode =
   | "not_found"
   | "method_not_allowed"
   | "answer_conflict"
+  | "approval_refused"
   | "payload_too_large"
   | "unsupported_media_type"
   | "not_implemented"
@@ -25,7 +26,10 @@ export interface WebErrorBody {
     message: string;
     /** Every problem found, one readable string each (bad query, bad body, schema problems). */
     issues?: string[];
-    /** For `answer_conflict`: why (`answered`, `expired`, `cancelled`). */
+    /**
+     * For `answer_conflict`: why (`answered`, `expired`, `cancelled`); for `approval_refused`:
+     * `own_request` or `already_approved`.
+     */
     reason?: string;
     /** For `internal`: the id the host's log (and `onError`) has the error under. */
     errorId?: string;
