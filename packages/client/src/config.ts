@@ -7,10 +7,11 @@ import {
   type Tool,
   type ToolSpec,
 } from "@toolnexus/core";
+import { type ResolvedCompaction, resolveCompaction } from "./compaction.js";
 import type { Instrumentation } from "./instrumentation.js";
 import { memoryConversationStore, memoryRunStore } from "./memory-stores.js";
-import type { ClientOptions, Hooks, RunEvent, WaitFor } from "./types.js";
 import { type ApprovalPolicy, checkPolicies } from "./policy.js";
+import type { ClientOptions, Hooks, RunEvent, WaitFor } from "./types.js";
 
 /** Client options checked once, with defaults applied and lookups prepared. */
 export interface ResolvedConfig {
@@ -36,6 +37,10 @@ export interface ResolvedConfig {
   owner: string;
   conversations: ConversationStore;
   hooks: Hooks;
+  /** Context compaction before each model call (compaction.ts); off when undefined. */
+  compaction?: ResolvedCompaction;
+  /** Approval policies, asked in order before each call (see policy.ts). */
+  policies: readonly ApprovalPolicy[];
   extra: Record<string, unknown> | undefined;
   emit: (event: RunEvent) => void;
   /** True when `onEvent` is set: only then are events worth building. */
@@ -176,9 +181,10 @@ export function resolveConfig(options: ClientOptions): ResolvedConfig {
     owner: options.owner ?? defaultOwner(),
     conversations: options.conversations ?? memoryConversationStore(),
     hooks: options.hooks ?? {},
+    policies: checkPolicies(options.policies),
+    compaction: resolveCompaction(options.compaction),
     extra: options.extra,
     emit,
     listens: onEvent !== undefined,
   };
 }
-    policies: checkPolicies(options.policies),

@@ -8,13 +8,13 @@ import {
   callIdOf,
   type JournalEntry,
   type PendingCall,
-  type Tool,
 } from "@toolnexus/core";
 import type { Settled } from "./call-outcome.js";
 import { callStep } from "./durable-steps.js";
 import { settleAll } from "./fan-out.js";
 import { journalCall, replay } from "./journaled-call.js";
-import { checkPending, findCall, REFUSED, toolFor } from "./preflight.js";
+import { checkPending, findCall, isRefusal, toolFor } from "./preflight.js";
+import { carryOver, type ResolvedCall } from "./redeploy.js";
 import type { Run } from "./run-state.js";
 import { afterAnswer, expiryAnswer, isExpired } from "./suspension.js";
 import { finish, halt, loop, settleTurn } from "./turn-loop.js";
@@ -31,7 +31,7 @@ export async function continueFrom(run: Run, claimed: ClaimedRun): Promise<RunRe
   // Each claim raises the lease token by one: the claims since this checkpoint was written
   // bound how many times a call of it may have started. The last one given back refused ran
   // nothing (earlier refusals may still count: an attempt is never undercounted).
-  const refused = claimed.lastError?.code === REFUSED ? 1 : 0;
+  const refused = isRefusal(claimed.lastError?.code) ? 1 : 0;
   const since = claimed.lease.token - (checkpoint.leaseToken ?? 0) - refused;
   run.attempts = new Map();
   if (checkpoint.pending.length > 0) {
@@ -64,8 +64,12 @@ async function continueHalted(
 ): Promise<RunResult> {
   const { pending } = checkpoint;
   // Check every call that will run before running any, so a misconfigured worker changes nothing.
+  // What each runs on now: a redeploy may have renamed its tool or migrated its arguments.
+  const now = new Map<string, ResolvedCall>();
   for (const waiting of pending) {
-    if (!journaled.has(waiting.callId)) checkPending(run.config, checkpoint, waiting);
+    if (!journaled.has(waiting.callId)) {
+      now.set(waiting.callId, checkPending(run.config, checkpoint, waiting));
+    }
   }
   // Answered calls run again at most `maxConcurrentTools` at a time, like a turn's calls.
   const outcomes = await settleAll(
@@ -90,7 +94,8 @@ async function continueHalted(
             ? (await run.config.runs.getRequest(waiting.request.id))?.answeredBy
             : undefined;
         const { call, messageId } = findCall(run.messages, run.runId, waiting.callId);
-        const tool = run.config.tools.get(waiting.tool) as Tool;
+        const { tool, args } = now.get(waiting.callId)!;
+        carryOver(call, now.get(waiting.callId)!, waiting);
         run.attempts!.set(callIdOf(call), since);
         if (run.listening) {
           run.emit({
@@ -105,7 +110,7 @@ async function continueHalted(
             run,
             call,
             tool,
-            waiting.args,
+            args,
             messageId,
             waiting.request,
             // An expiry's default answer ends a policy's approvals: it is not one more approver.
@@ -113,13 +118,13 @@ async function continueHalted(
             answer,
             waiting.state,
             waiting.round,
+            waiting.waitRules,
+            by,
           );
         const { durability } = run.config;
         settled = await (durability === undefined
           ? again()
           : callStep(run, durability, call, waiting.request.id, again));
-            waiting.waitRules,
-            by,
         if (run.journal !== undefined) await journalCall(run, call.id, settled, waiting.request.id);
       }
       run.messages[waiting.slot] = settled.message;

@@ -167,7 +167,8 @@ describe("ctx.attempt after a refused continuation", () => {
       },
     });
     expect(errors[0]).toBeInstanceOf(CheckpointError);
-    expect((await store.getRun(halted.runId))?.lastError?.code).toBe("continue_refused");
+    // A refusal, recorded with why: the tool the call was made against is not here.
+    expect((await store.getRun(halted.runId))?.lastError?.code).toBe("tool_changed");
     const done = await createClient({
       model: scriptedModel(turns().slice(1)),
       tools: [deployTool(executions)],

@@ -20,7 +20,8 @@ import { continueFrom } from "./continue-run.js";
 import { RunCancelledError } from "./errors.js";
 import { traced } from "./instrumentation.js";
 import { errorInfo, Journal, retryDelayMs } from "./journal.js";
-import { checkBeforeClaim, checkClaimed, REFUSED } from "./preflight.js";
+import { checkBeforeClaim, checkClaimed, refusal } from "./preflight.js";
+import { reopened } from "./redeploy.js";
 import { Run, restoredStart } from "./run-state.js";
 import { loop } from "./turn-loop.js";
 import type { PendingResult, RunEvent, RunResult } from "./types.js";
@@ -118,7 +119,11 @@ export async function continueClaimed(
     // Given back with the error, so a worker backs off and ends it failed after maxFailures;
     // recorded as a refusal, so the claim does not count as an attempt of the calls.
     const retryAt = Date.now() + retryDelayMs(claimed.failures + 1);
-    await config.runs.release(claimed.lease, { ...errorInfo(thrown), code: REFUSED }, retryAt);
+    await config.runs.release(
+      claimed.lease,
+      { ...errorInfo(thrown), code: refusal(thrown) },
+      retryAt,
+    );
     throw thrown;
   }
   const run = new Run(config, restoredStart(checkpoint), signal, sink, false);
@@ -148,7 +153,7 @@ export async function continueClaimed(
   );
   const result = await traced(
     run.trace,
-    underLease(run, journal, () => continueFrom(run, claimed)),
+    underLease(run, journal, () => continueFrom(run, reopened(claimed, requests))),
   );
   if (follow && run.readyAfterHalt) return settleRun(config, run.runId, signal, sink);
   return result;
@@ -307,6 +312,8 @@ export async function recordAnswers(
       );
     }
     runId = found.runId;
+    // A policy's approval: never the requester, never someone who approved this call before.
+    checkApprover(found.request, by);
   }
   for (const answer of answers) {
     try {
@@ -314,8 +321,6 @@ export async function recordAnswers(
     } catch (thrown) {
       // Too late: the request expired, and continuing the run applies the expiry (the tool
       // sees a declined answer), which is what the caller asked for.
-    // A policy's approval: never the requester, never someone who approved this call before.
-    checkApprover(found.request, by);
       // Matched by code, not instanceof: a store may load its own copy of core.
       const conflict = thrown as Partial<AnswerConflictError> | undefined;
       if (conflict?.code !== "answer_conflict" || conflict.reason !== "expired") throw thrown;
@@ -332,6 +337,9 @@ export async function recordAnswer(
 ): Promise<AnswerReceipt> {
   const answer = parseAnswer(given);
   try {
+    const found = await config.runs.getRequest(answer.id);
+    // A policy's approval: never the requester, never someone who approved this call before.
+    if (found !== undefined) checkApprover(found.request, by);
     return await (by === undefined
       ? config.runs.answer(answer)
       : config.runs.answer(answer, { by }));
@@ -339,9 +347,6 @@ export async function recordAnswer(
     if (config.defaultRuns && (thrown as { code?: unknown })?.code === "suspension_not_found") {
       throw new SuspensionNotFoundError(answer.id, IN_MEMORY_HINT);
     }
-    const found = await config.runs.getRequest(answer.id);
-    // A policy's approval: never the requester, never someone who approved this call before.
-    if (found !== undefined) checkApprover(found.request, by);
     throw thrown;
   }
 }

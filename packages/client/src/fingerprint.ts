@@ -17,7 +17,27 @@ function stable(value: unknown): string {
  * cost several microseconds per halt and per resume; the digits are the same.
  */
 export function fingerprint(tool: string, args: Record<string, unknown>): string {
-  const text = `${tool}\u0000${stable(args)}`;
+  return fnv64(`${tool}\u0000${stable(args)}`);
+}
+
+const schemas = new WeakMap<object, string>();
+
+/**
+ * The fingerprint of a tool's input schema (16 hex digits, the same hash over its canonical
+ * JSON, so key order does not matter), as a halted call records it in `PendingCall.schema`.
+ * A tool's `migrate.from` lists these for the schemas it converts from. Cached per schema
+ * object: a tool's schema is not expected to change while it is registered.
+ */
+export function schemaFingerprint(schema: object): string {
+  let known = schemas.get(schema);
+  if (known === undefined) {
+    known = fnv64(stable(schema));
+    schemas.set(schema, known);
+  }
+  return known;
+}
+
+function fnv64(text: string): string {
   let hi = 0xcbf29ce4;
   let lo = 0x84222325;
   for (let i = 0; i < text.length; i++) {

@@ -7,24 +7,36 @@ export type {
   CancelRequest,
   DueTimer,
   FollowOptions,
+  MigrationSource,
   RecordedRunEvent,
   RunEventType,
-} from "@toolnexus/core";
+  ToolChange,
+  ToolMigration,
   WaitRules,
+} from "@toolnexus/core";
 export {
   AnswerConflictError,
+  ApprovalRefusedError,
   CheckpointError,
   LeaseLostError,
   RunNotFoundError,
-  ApprovalRefusedError,
   StoreUnsupportedError,
   SuspensionNotFoundError,
+  ToolChangedError,
   WireFormatError,
 } from "@toolnexus/core";
 export type { AgentToolOptions } from "./agent-tool.js";
 export { agentTool } from "./agent-tool.js";
 export { createClient } from "./client.js";
+export type {
+  Compacted,
+  CompactionOptions,
+  CompactionSizes,
+  SummarizeInfo,
+} from "./compaction.js";
+export { compactMessages, estimateTokens } from "./compaction.js";
 export { CancelRequestedError, RunCancelledError, RunError } from "./errors.js";
+export { schemaFingerprint } from "./fingerprint.js";
 export type { InProcessModelOptions, SimpleToolCall, SimpleTurn } from "./in-process-model.js";
 export { inProcessModel } from "./in-process-model.js";
 export type {
@@ -37,6 +49,13 @@ export type {
 export type { MemoryRunStore } from "./memory-stores.js";
 export { memoryConversationStore, memoryRunStore } from "./memory-stores.js";
 export type {
+  ApprovalPolicy,
+  PolicyDecision,
+  PolicyInput,
+  PolicyRecord,
+} from "./policy.js";
+export { MAX_APPROVALS, MAX_REASON_CHARS, policyActor } from "./policy.js";
+export type {
   TranslateContent,
   TranslateContentPart,
   TranslatedToolCall,
@@ -48,13 +67,6 @@ export type {
   TranslateToolCallParam,
   TranslateToolChoice,
 } from "./translate.js";
-export type {
-  ApprovalPolicy,
-  PolicyDecision,
-  PolicyInput,
-  PolicyRecord,
-} from "./policy.js";
-export { MAX_APPROVALS, MAX_REASON_CHARS, policyActor } from "./policy.js";
 export { translate } from "./translate.js";
 export type {
   AfterToolInfo,

@@ -10,9 +10,11 @@ import {
   type RequestInfo,
   type Tool,
   type ToolCall,
+  ToolChangedError,
 } from "@toolnexus/core";
 import type { ResolvedConfig } from "./config.js";
 import { fingerprint } from "./fingerprint.js";
+import { type ResolvedCall, resolvePending } from "./redeploy.js";
 
 /** The registered tool a stored call needs; a worker without it must not touch the run. */
 export function toolFor(
@@ -49,20 +51,24 @@ export function findCall(
   );
 }
 
-/** A pending call is the one that halted: its tool is here, its arguments unaltered. */
+/**
+ * A pending call is the one that halted (its arguments unaltered) and its tool is here, or was
+ * renamed or migrated (redeploy.ts): what it runs on now.
+ */
 export function checkPending(
   config: ResolvedConfig,
   checkpoint: Checkpoint,
   waiting: PendingCall,
-): void {
-  const tool = toolFor(config, checkpoint.runId, waiting.request.id, waiting.tool);
-  if (fingerprint(tool.name, waiting.args) !== waiting.fingerprint) {
+): ResolvedCall {
+  if (fingerprint(waiting.tool, waiting.args) !== waiting.fingerprint) {
     throw new CheckpointError(
       waiting.request.id,
       `the arguments stored for call ${waiting.callId} do not match its fingerprint; the checkpoint was altered`,
     );
   }
+  const resolved = resolvePending(config, checkpoint.runId, waiting);
   findCall(checkpoint.messages, checkpoint.runId, waiting.callId);
+  return resolved;
 }
 
 /**
@@ -103,6 +109,19 @@ export function checkBeforeClaim(
  * anything. The next continuation does not count that claim as an attempt of the run's calls.
  */
 export const REFUSED = "continue_refused";
+
+/**
+ * The code a refused claim is recorded with: `tool_changed` for a tool a redeploy changed (so an
+ * operator sees why), else {@link REFUSED}. Either way the claim ran nothing.
+ */
+export function refusal(thrown: unknown): string {
+  return thrown instanceof ToolChangedError ? thrown.code : REFUSED;
+}
+
+/** Whether a recorded error is a refused claim (see {@link refusal}). */
+export function isRefusal(code: string | undefined): boolean {
+  return code === REFUSED || code === "tool_changed";
+}
 
 /**
  * The same checks on a claimed run, before any of its calls starts: an orphaned answer, the

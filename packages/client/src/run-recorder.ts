@@ -69,6 +69,20 @@ export class RunRecorder {
         this.events.push({ type: "tool_result", data });
         return;
       }
+      case "compaction":
+        this.closeText();
+        this.events.push({
+          type: "compaction",
+          data: {
+            turn: event.turn,
+            beforeTokens: event.before.tokens,
+            afterTokens: event.after.tokens,
+            beforeMessages: event.before.messages,
+            afterMessages: event.after.messages,
+            summarized: event.summarized,
+          },
+        });
+        return;
       case "progress": {
         const data: Record<string, unknown> = { callId: event.callId, progress: event.progress };
         if (event.total !== undefined) data.total = event.total;

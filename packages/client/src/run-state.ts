@@ -53,15 +53,16 @@ export interface RunStart {
 export class Run {
   readonly runId: string;
   readonly sessionId: string | undefined;
-  readonly messages: Message[];
+  /** Appended to, never copied; replaced whole (never edited) only by compaction. */
+  messages: Message[];
   turns: number;
   usage: Usage;
   readonly runExtra: Record<string, unknown> | undefined;
   readonly extra: Record<string, unknown> | undefined;
   readonly conversation: boolean;
-  readonly records: ToolCallRecord[] = [];
   /** Who started the run: approval policies see it, and it may not approve its own calls. */
   readonly requester: string | undefined;
+  readonly records: ToolCallRecord[] = [];
   readonly clock: RunClock;
   /** Set when a call was stopped by the run's own deadline (timers may fire a hair early). */
   outOfTime = false;
@@ -106,8 +107,8 @@ export class Run {
     this.usage = start.usage;
     this.runExtra = start.runExtra;
     this.conversation = start.conversation;
-    this.createdAt = start.createdAt;
     this.requester = start.requester;
+    this.createdAt = start.createdAt;
     this.stopReason = start.stopReason;
     this.finishReason = start.finishReason;
     this.startedMs = start.createdAt === undefined ? Date.now() : 0;
@@ -231,8 +232,8 @@ export class Run {
       if ("value" in copied) checkpoint.extra = copied.value as Record<string, unknown>;
     }
     if (this.conversation) checkpoint.conversation = true;
-    const carrier = this.trace?.carrier();
     if (this.requester !== undefined) checkpoint.requester = this.requester;
+    const carrier = this.trace?.carrier();
     if (carrier !== undefined) checkpoint.trace = carrier;
     if (this.stopReason !== undefined) checkpoint.stopReason = this.stopReason;
     if (this.finishReason !== undefined) checkpoint.finishReason = this.finishReason;
@@ -270,8 +271,8 @@ export function restoredStart(checkpoint: Checkpoint): RunStart {
     runExtra: checkpoint.extra,
     conversation: checkpoint.conversation === true,
     createdAt: checkpoint.createdAt,
-    ...(checkpoint.stopReason === undefined ? {} : { stopReason: checkpoint.stopReason }),
     ...(typeof checkpoint.requester === "string" ? { requester: checkpoint.requester } : {}),
+    ...(checkpoint.stopReason === undefined ? {} : { stopReason: checkpoint.stopReason }),
     ...(checkpoint.finishReason === undefined ? {} : { finishReason: checkpoint.finishReason }),
   };
 }

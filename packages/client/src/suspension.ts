@@ -19,6 +19,7 @@ import {
 import { smallest } from "./budget.js";
 import { final, recordCall, type Settled } from "./call-outcome.js";
 import { messageOf } from "./errors.js";
+import { fingerprint, schemaFingerprint } from "./fingerprint.js";
 import { approvedRecord, nextApproval, withPolicy } from "./policy.js";
 import type { Run } from "./run-state.js";
 import { type Attempt, attempt, CANCELLED, noRun } from "./tool-attempt.js";
@@ -41,8 +42,8 @@ export async function suspend(
   approval: boolean,
   first: Attempt | undefined,
   round = 1,
-): Promise<Settled> {
   rules: WaitRules | undefined = tool.waitRules,
+): Promise<Settled> {
   const state = first === undefined ? undefined : resumeStateOf(first.result);
   if (run.listening) run.emit({ type: "pending", call, request });
   run.trace?.suspended({ call, request });
@@ -51,7 +52,6 @@ export async function suspend(
     if (refused !== undefined) {
       return final(run, call, tool, args, messageId, noRun(error(refused), args));
     }
-    // The placeholder the model sees until the answer comes is the prompt, never a url.
     let timers: RequestTimer[];
     try {
       timers = timersOf(rules, Date.now());
@@ -59,6 +59,7 @@ export async function suspend(
       const problem = `cannot halt for a human: ${messageOf(thrown)}`;
       return final(run, call, tool, args, messageId, noRun(error(problem), args));
     }
+    // The placeholder the model sees until the answer comes is the prompt, never a url.
     const message: ToolMessage = {
       role: "tool",
       callId: call.id,
@@ -81,16 +82,18 @@ export async function suspend(
       tool: tool.name,
       args,
       fingerprint: fingerprint(tool.name, args),
+      // What the call was made against, so a release that changed the tool can tell.
+      schema: schemaFingerprint(tool.inputSchema),
       approval,
     };
     if (deadline !== undefined) pending.deadline = deadline;
     if (state !== undefined) pending.state = state;
     if (round > 1) pending.round = round;
+    if (rules !== undefined) pending.waitRules = rulesCopy(rules);
+    if (timers.length > 0) pending.timers = timers;
     return { message, record, pending };
   }
   const answer = await wait(run, call, tool, request, rules);
-    if (rules !== undefined) pending.waitRules = rulesCopy(rules);
-    if (timers.length > 0) pending.timers = timers;
   if (!("ok" in answer)) {
     return final(run, call, tool, args, messageId, noRun(error(answer.problem), args));
   }
@@ -169,10 +172,10 @@ async function wait(
   call: ToolCall,
   tool: Tool,
   request: Request,
+  rules: WaitRules | undefined,
 ): Promise<Answer | { problem: string }> {
   const waitFor = run.config.waitFor!;
   const expired = expiryAnswer(request.id, rules);
-  rules: WaitRules | undefined,
   // A request already past its own expiresAt is not shown to anyone.
   if (isExpired(request.expiresAt)) return expired;
   const { signal } = run;
@@ -248,11 +251,11 @@ export async function afterAnswer(
   answer: Answer,
   state?: unknown,
   round = 1,
+  rules?: WaitRules,
+  by?: string,
 ): Promise<Settled> {
   if (!answer.ok && tool.handlesRefusals !== true) {
     const result = error(`declined/expired: ${request.prompt}`, { answer });
-  rules?: WaitRules,
-  by?: string,
     return final(run, call, tool, args, messageId, noRun(result, args));
   }
   if (approval && answer.ok) {

@@ -5,6 +5,7 @@
 import type { AssistantMessage, FinishedResult, JournalEntry, PendingCall } from "@toolnexus/core";
 import { appendAssistant } from "./assistant-turn.js";
 import type { Settled } from "./call-outcome.js";
+import { compactRun } from "./compact-run.js";
 import { modelStep, settleTurnDurably } from "./durable-steps.js";
 import { messageOf, RunError } from "./errors.js";
 import { settleAll } from "./fan-out.js";
@@ -27,6 +28,7 @@ export async function loop(run: Run): Promise<RunResult> {
       return finish(run, { status: "incomplete", limit: "timeout" });
     }
     run.recorder?.beginTurn(run.turns + 1);
+    if (run.config.compaction !== undefined) await compactRun(run);
     const { durability } = run.config;
     const response = await (durability === undefined ? callModel(run) : modelStep(run, durability));
     if (response === "timeout") return finish(run, { status: "incomplete", limit: "timeout" });

@@ -38,6 +38,8 @@ describe("RunResult and RunEvent are exhaustive unions", () => {
           return event.call.name;
         case "pending":
           return event.request.kind;
+        case "compaction":
+          return `${event.before.tokens} -> ${event.after.tokens}`;
         case "tool_result":
           return event.record.status;
         case "usage":

@@ -25,9 +25,10 @@ import type {
   ToolResult,
   Usage,
 } from "@toolnexus/core";
+import type { CompactionOptions, CompactionSizes } from "./compaction.js";
 import type { Instrumentation } from "./instrumentation.js";
-
 import type { ApprovalPolicy } from "./policy.js";
+
 export type {
   DoneResult,
   IncompleteResult,
@@ -140,13 +141,19 @@ export interface ClientOptions {
   /** Where `ask` keeps transcripts. Default: in memory. */
   conversations?: ConversationStore;
   hooks?: Hooks;
-  /** Host state every tool sees as `ctx.extra` (a run's own `extra` wins key by key). */
   /**
    * Approval policies, asked in order before every tool call: the first that decides (allow,
    * deny, or ask whom and how many) wins over the tool's own `needsApproval`; when none
    * decides, `needsApproval` applies. See {@link ApprovalPolicy}.
    */
   policies?: readonly ApprovalPolicy[];
+  /**
+   * Context compaction: before a model call, a transcript whose token estimate is over
+   * `maxTokens` has its older turns summarized (or trimmed) and a recent tail kept, never
+   * separating a tool call from its result. Off by default. See {@link CompactionOptions}.
+   */
+  compaction?: CompactionOptions;
+  /** Host state every tool sees as `ctx.extra` (a run's own `extra` wins key by key). */
   extra?: Record<string, unknown>;
   /**
    * Tracing and metrics for every run (`otelInstrumentation()` from `@toolnexus/otel`, or your
@@ -168,18 +175,18 @@ export interface RunOptions {
   /** Run-level host state, merged over the client's `extra`. */
   extra?: Record<string, unknown>;
   /**
+   * Who starts the run: an identity your host authenticated. Approval policies see it, it is
+   * kept in the checkpoint, and it may not answer the run's policy approval requests (nobody
+   * approves their own request).
+   */
+  requester?: string;
+  /**
    * Your own id for the run (a queue message's id, say), instead of a generated one. A durable
    * start with an id the store already has throws a `ToolnexusError` with code `run_exists`, so
    * a redelivered message never starts the same run twice.
    */
   runId?: string;
   /**
-  /**
-   * Who starts the run: an identity your host authenticated. Approval policies see it, it is
-   * kept in the checkpoint, and it may not answer the run's policy approval requests (nobody
-   * approves their own request).
-   */
-  requester?: string;
    * Make the run durable from its first turn: every model turn and tool result is written to
    * the `runs` store before the run moves on, under a lease; if this process dies, any worker
    * (`client.work`) takes the run over from its last step. Without it, a run becomes durable
@@ -221,13 +228,6 @@ export interface WorkOptions {
   onResult?: (result: RunResult) => void;
   /** Each run that stopped with an error; it was given back to be retried (or ended `failed`). */
   onError?: (error: unknown, runId: string) => void;
-}
-
-/** What a worker did, when its signal stopped it. */
-export interface WorkSummary {
-  /** Runs claimed. */
-  claimed: number;
-  /** Runs that ended `done` or `incomplete`. */
   /**
    * Each reminder or escalation of a waiting question that came due (`waitRules`), handed to
    * exactly one worker across every process sharing the store (`RunStore.claimDue`): notify
@@ -237,6 +237,13 @@ export interface WorkSummary {
   onDue?: (due: DueTimer) => void | Promise<void>;
   /** The worker's clock for due timers, epoch ms. Default `Date.now`; set it in tests. */
   now?: () => number;
+}
+
+/** What a worker did, when its signal stopped it. */
+export interface WorkSummary {
+  /** Runs claimed. */
+  claimed: number;
+  /** Runs that ended `done` or `incomplete`. */
   finished: number;
   /** Runs that halted again for answers. */
   halted: number;
@@ -246,6 +253,8 @@ export interface WorkSummary {
   failed: number;
   /** Runs stopped and ended `cancelled` because someone cancelled them (`client.cancel`). */
   cancelled: number;
+  /** Reminders and escalations this worker fired (`onDue`). */
+  due: number;
 }
 
 /** Everything that happens in a run, in order. `switch` on `type`. */
@@ -253,11 +262,18 @@ export type RunEvent =
   | { type: "text"; delta: string; turn: number }
   /** Reasoning the provider shows ({@link ModelResponse.reasoning}), streamed or whole. */
   | { type: "reasoning"; delta: string; turn: number }
-  /** Reminders and escalations this worker fired (`onDue`). */
-  due: number;
   | { type: "message"; message: AssistantMessage; turn: number }
   | { type: "tool_call"; call: ToolCall; messageId: string; ctx: ToolContext }
   | { type: "pending"; call: ToolCall; request: Request }
+  /** The transcript was compacted before this turn's model call (`compaction` option). */
+  | {
+      type: "compaction";
+      turn: number;
+      before: CompactionSizes;
+      after: CompactionSizes;
+      /** How many messages the summary replaced. */
+      summarized: number;
+    }
   | {
       type: "tool_result";
       call: ToolCall;

@@ -159,6 +159,17 @@ describe("assertCheckpoint()", () => {
     }
   });
 
+  it("a pending call's schema fingerprint is optional (older checkpoints), else a short string", () => {
+    const withSchema = broken((c) => (c.pending[0]!.schema = "0123456789abcdef"));
+    expect(() => assertCheckpoint(withSchema)).not.toThrow();
+    expect(problem(broken((c) => (c.pending[0]!.schema = 42)))).toContain(
+      "pending call c1 has a schema fingerprint that is not a short string",
+    );
+    expect(problem(broken((c) => (c.pending[0]!.schema = "f".repeat(65))))).toContain(
+      "schema fingerprint that is not a short string",
+    );
+  });
+
   it("refuses a slot out of range, shared, or not at that call's tool message", () => {
     for (const slot of [999, -1, 3, 1.5, "2", undefined]) {
       expect(problem(broken((c) => (c.pending[0]!.slot = slot)))).toContain(

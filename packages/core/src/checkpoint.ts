@@ -22,6 +22,12 @@ export interface PendingCall {
   args: Record<string, unknown>;
   /** A fingerprint of tool name and arguments; a resume refuses to run anything else. */
   fingerprint: string;
+  /**
+   * A short fingerprint (16 hex digits) of the tool's input schema when the call halted, so a
+   * release that changed the schema can tell (`ToolChangedError`, or the tool's `migrate`).
+   * Absent in checkpoints written before it: such a call continues unchecked, as before.
+   */
+  schema?: string;
   /** True when the loop raised the request for `needsApproval` before the tool ever ran. */
   approval: boolean;
   /** Index in `Checkpoint.messages` of this call's placeholder tool message. */
@@ -32,12 +38,6 @@ export interface PendingCall {
   state?: unknown;
   /** Which suspension of this call this is (1, 2, … up to the tool's `maxSuspensions`); absent means 1. */
   round?: number;
-}
-
-/**
- * A durable run's state at its last step, as plain JSON: everything a fresh process needs to
- * continue it. The transcript ends either balanced (every tool call has a tool message, a
- * placeholder for each pending call) or with an assistant turn whose calls are in flight; the
   /** Reminders and an escalation while the request waits (from `waitRules`), soonest first. */
   timers?: RequestTimer[];
   /**
@@ -46,6 +46,12 @@ export interface PendingCall {
    * request is timed by it too.
    */
   waitRules?: WaitRules;
+}
+
+/**
+ * A durable run's state at its last step, as plain JSON: everything a fresh process needs to
+ * continue it. The transcript ends either balanced (every tool call has a tool message, a
+ * placeholder for each pending call) or with an assistant turn whose calls are in flight; the
  * journal then holds the calls of that turn that finished.
  */
 export interface Checkpoint {
@@ -63,14 +69,14 @@ export interface Checkpoint {
   usage: Usage;
   /** The run-level `extra`, restored on resume. */
   extra?: Record<string, unknown>;
+  /** Who started the run (`RunOptions.requester`): approval policies see it, and it may not approve. */
+  requester?: string;
   /** True when the run came from `client.ask`: the finished transcript is saved under `sessionId`. */
   conversation?: boolean;
   /**
    * The lease token this checkpoint was written under (0 for a run halted without a lease). A
    * worker that claims the run with a higher token counts a call's `ctx.attempt` from it.
    */
-  /** Who started the run (`RunOptions.requester`): approval policies see it, and it may not approve. */
-  requester?: string;
   leaseToken?: number;
   /**
    * Opaque strings an instrumentation stored with the run (a trace context), handed back when
@@ -185,6 +191,9 @@ export function assertCheckpoint(value: unknown, requestId?: string): asserts va
     const placeholder = messages[slot]!;
     if (placeholder.role !== "tool" || placeholder.callId !== pc.callId) {
       fail(`pending call ${pc.callId} points at slot ${slot}, which is not its tool message`);
+    }
+    if (pc.schema !== undefined && (typeof pc.schema !== "string" || pc.schema.length > 64)) {
+      fail(`pending call ${pc.callId} has a schema fingerprint that is not a short string`);
     }
     if (pc.round !== undefined && (!Number.isInteger(pc.round) || pc.round < 1)) {
       fail(`pending call ${pc.callId} has a round that is not a positive whole number`);

@@ -119,9 +119,14 @@ export class LeaseLostError extends ToolnexusError {
  */
 export class CheckpointError extends ToolnexusError {
   readonly requestId: string | undefined;
-  constructor(requestId: string | undefined, problem: string, options?: { cause?: unknown }) {
+  constructor(
+    requestId: string | undefined,
+    problem: string,
+    // `code`: a subclass's own (ToolChangedError's "tool_changed"); "checkpoint_invalid" else.
+    options?: { cause?: unknown; code?: string },
+  ) {
     super(
-      "checkpoint_invalid",
+      options?.code ?? "checkpoint_invalid",
       requestId === undefined
         ? `invalid checkpoint: ${problem}`
         : `checkpoint for request "${shortId(requestId)}" cannot be resumed: ${problem}`,

@@ -63,6 +63,8 @@ export {
   RESUME_STATE,
   resumeStateOf,
 } from "./pending.js";
+export type { MigrationSource, ToolChange, ToolMigration } from "./redeploy.js";
+export { ToolChangedError } from "./redeploy.js";
 export type { ToolResult } from "./result.js";
 export { error, isToolResult, ok } from "./result.js";
 export type {

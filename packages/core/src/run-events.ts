@@ -11,6 +11,11 @@ export type RunEventType =
   | "started"
   /** A model turn began: `{ turn }`. */
   | "turn"
+  /**
+   * The transcript was compacted before the turn's model call: `{ turn, beforeTokens,
+   * afterTokens, beforeMessages, afterMessages, summarized }`.
+   */
+  | "compaction"
   /** Assistant text, deltas coalesced: `{ turn, text }`. */
   | "text"
   /** Reasoning the provider showed, deltas coalesced like text: `{ turn, text }`. */
@@ -40,6 +45,7 @@ export type RunEventType =
 export const RUN_EVENT_TYPES: readonly RunEventType[] = [
   "started",
   "turn",
+  "compaction",
   "text",
   "reasoning",
   "tool_call",
@@ -64,6 +70,7 @@ export const TERMINAL_RUN_EVENTS: ReadonlySet<RunEventType> = new Set([
 /** The events the loop appends itself ({@link RunStore.appendEvents}); stores write the rest. */
 export const LOOP_RUN_EVENTS: ReadonlySet<RunEventType> = new Set([
   "turn",
+  "compaction",
   "text",
   "reasoning",
   "tool_call",

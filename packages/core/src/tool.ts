@@ -1,7 +1,8 @@
 import type { ToolContext } from "./context.js";
+import type { ToolMigration } from "./redeploy.js";
 import type { ToolResult } from "./result.js";
-
 import type { WaitRules } from "./waiting.js";
+
 /**
  * A JSON Schema object describing a tool's arguments, as sent to the model. Kept structural on
  * purpose: any draft-07 / 2020-12 object schema fits.
@@ -69,7 +70,6 @@ export interface Tool {
    * durable checkpoints, so it holds across processes.
    */
   maxSuspensions?: number;
-  /** Run the tool. Must resolve to a ToolResult; the client turns throws into error results. */
   /**
    * Hints about what the tool does, for approval policies and hosts (MCP's `readOnlyHint`,
    * `destructiveHint`, or your own labels such as `{ deletes: true }`). Never sent to the model.
@@ -80,6 +80,19 @@ export interface Tool {
    * an escalation to someone else, and the answer it gets on expiry. See {@link WaitRules}.
    */
   waitRules?: WaitRules;
+  /**
+   * Names this tool had in earlier releases. A durable run halted on a call of the tool under
+   * one of them continues with this tool (a redeploy that renamed it); the call keeps its
+   * arguments unless its input schema changed too (see {@link migrate}).
+   */
+  previousNames?: readonly string[];
+  /**
+   * Carries calls made against an earlier input schema over to this one, so runs halted before
+   * a redeploy continue after it. Without it, continuing such a run fails with a
+   * `ToolChangedError`. See {@link ToolMigration}.
+   */
+  migrate?: ToolMigration;
+  /** Run the tool. Must resolve to a ToolResult; the client turns throws into error results. */
   execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult>;
 }
 

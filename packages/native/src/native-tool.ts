@@ -4,6 +4,7 @@ import {
   type JSONSchema,
   type Tool,
   type ToolContext,
+  type ToolMigration,
   type ToolResult,
   type ToolSource,
   thrownError,
@@ -50,6 +51,22 @@ interface NativeToolBase<I extends NativeInput | undefined> {
   approvalPrompt?: (args: ArgsOf<I>) => string;
   /** Defaults to `"native"`. */
   source?: ToolSource;
+  /**
+   * Names this tool had in earlier releases: a durable run halted on a call under one of them
+   * continues with this tool after a redeploy that renamed it.
+   */
+  previousNames?: readonly string[];
+  /**
+   * Carries calls made against an earlier input schema over to this one, for runs halted before
+   * a redeploy: `from` lists the old schemas' fingerprints (`schemaFingerprint` from
+   * `@toolnexus/client`, or the `before` of the `ToolChangedError` a continuation failed with),
+   * `run` maps old arguments to new ones (synchronous and pure). Without it, such a run fails
+   * with a `ToolChangedError` when continued.
+   *
+   * @example
+   * migrate: { from: ["3f1c9a0b2d4e5f60"], run: ({ env }) => ({ target: env, dryRun: false }) }
+   */
+  migrate?: ToolMigration;
 }
 
 /** A native tool whose `run` takes only the arguments. */
@@ -154,6 +171,7 @@ export function nativeTool<I extends NativeInput | undefined>(
     },
   };
   if (timeoutMs !== undefined) tool.timeoutMs = timeoutMs;
+  redeployFields(tool, definition);
   if (definition.approvalPrompt !== undefined) {
     if (typeof definition.approvalPrompt !== "function") {
       throw new TypeError(
@@ -177,4 +195,37 @@ export function nativeTool<I extends NativeInput | undefined>(
     tool.needsApproval = needsApproval;
   }
   return tool;
+}
+
+/** Checks and copies `previousNames` and `migrate` (see {@link NativeToolBase}). */
+function redeployFields(
+  tool: Tool,
+  definition: { previousNames?: readonly string[]; migrate?: ToolMigration },
+): void {
+  const { previousNames, migrate } = definition;
+  if (previousNames !== undefined) {
+    if (
+      !Array.isArray(previousNames) ||
+      previousNames.some((old) => typeof old !== "string" || !NAME.test(old) || old === tool.name)
+    ) {
+      throw new TypeError(
+        `nativeTool "${tool.name}": previousNames must be a list of earlier tool names (1-64 characters of [a-zA-Z0-9_-]), other than its own`,
+      );
+    }
+    tool.previousNames = [...previousNames];
+  }
+  if (migrate !== undefined) {
+    if (
+      typeof migrate !== "object" ||
+      migrate === null ||
+      !Array.isArray(migrate.from) ||
+      migrate.from.some((from) => typeof from !== "string" || from === "") ||
+      typeof migrate.run !== "function"
+    ) {
+      throw new TypeError(
+        `nativeTool "${tool.name}": migrate must be { from: [schema fingerprints], run(oldArgs) => newArgs }`,
+      );
+    }
+    tool.migrate = { from: [...migrate.from], run: migrate.run.bind(migrate) };
+  }
 }
