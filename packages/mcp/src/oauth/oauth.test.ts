@@ -14,6 +14,7 @@ import {
   startProtectedMcp,
 } from "../fixtures/oauth-servers.js";
 import { loadMcp } from "../load.js";
+import { until } from "../test-support.js";
 import type { McpToolset } from "../types.js";
 import { fileTokenStore, memoryTokenStore } from "./store.js";
 import type { McpAuthorizationRequest } from "./types.js";
@@ -133,6 +134,51 @@ describe("OAuth authorization code", () => {
     expect(asked).toHaveLength(1);
     const refresh = auth.seen.find((s) => s.params.grant_type === "refresh_token");
     expect(refresh?.params.resource).toBe(mcp.url);
+    tokensWereForItself(auth, mcp);
+  });
+
+  it("never sends a token its own clock says expired, and refreshes it", async () => {
+    const { auth, mcp } = await servers();
+    const store = memoryTokenStore();
+    const asked: McpAuthorizationRequest[] = [];
+    const toolset = await load(
+      { mcpServers: { remote: { url: mcp.url } } },
+      { oauth: { authorize: approving(asked), redirectUrl: REDIRECT, store } },
+    );
+    const key = mcp.url;
+    const record = (await store.get(key))!;
+    const stale = record.tokens!.access_token;
+    await store.set(key, { ...record, tokens: { ...record.tokens!, obtained_at: 0 } });
+    const before = mcp.authorizations.length;
+    expect(await callHello(toolset)).toContain("hello from the protected server");
+    expect(mcp.authorizations.slice(before)).not.toContain(`Bearer ${stale}`);
+    expect(mcp.authorizations[before]).toBeUndefined();
+    expect(auth.refreshes).toBe(1);
+    expect(asked).toHaveLength(1);
+  });
+
+  it("asks the person again when the refresh token is refused, for the calls after", async () => {
+    const { auth, mcp } = await servers();
+    const asked: McpAuthorizationRequest[] = [];
+    const toolset = await load(
+      { mcpServers: { remote: { url: mcp.url } } },
+      { oauth: { authorize: approving(asked), redirectUrl: REDIRECT } },
+    );
+    auth.expireAll();
+    auth.revokeRefreshTokens();
+    // This call finds no usable token: it fails, and the approval starts for the next ones.
+    const failed = await callHello(toolset);
+    expect(failed).toContain('"isError":true');
+    expect(failed).toContain("Unauthorized");
+    await until(() => asked.length === 2, "the second approval");
+    const exchanges = () =>
+      auth.seen.filter((s) => s.params.grant_type === "authorization_code").length;
+    await until(() => exchanges() === 2, "the second code exchange");
+    await until(
+      () => [...auth.issued.values()].some((i) => i.expiresAt > Date.now()),
+      "a new token",
+    );
+    expect(await callHello(toolset)).toContain("hello from the protected server");
     tokensWereForItself(auth, mcp);
   });
 

@@ -15,7 +15,10 @@ import {
 import { McpAuthorizationError } from "./errors.js";
 import type { McpAuthConfig, McpAuthRecord, McpOAuthOptions, McpTokenStore } from "./types.js";
 
-/** A token this close to its expiry counts as expired (a request takes time to arrive). */
+/**
+ * A token this close to its expiry counts as expired (a request takes time to arrive): 30 s, or
+ * a tenth of a short-lived token's life.
+ */
 const EXPIRY_SKEW_MS = 30_000;
 
 /** Where no redirect is configured: never reached, since no person is asked then. */
@@ -145,13 +148,9 @@ export class StoreProvider implements OAuthClientProvider {
     const { tokens } = await this.record();
     if (tokens === undefined) return undefined;
     const { obtained_at, ...rest } = tokens;
-    if (
-      ctx === undefined &&
-      obtained_at !== undefined &&
-      rest.expires_in !== undefined &&
-      obtained_at + rest.expires_in * 1000 - EXPIRY_SKEW_MS <= Date.now()
-    ) {
-      return undefined;
+    if (ctx === undefined && obtained_at !== undefined && rest.expires_in !== undefined) {
+      const life = rest.expires_in * 1000;
+      if (obtained_at + life - Math.min(EXPIRY_SKEW_MS, life / 10) <= Date.now()) return undefined;
     }
     return rest;
   }
