@@ -4,7 +4,7 @@ import { DBOS } from "@dbos-inc/dbos-sdk";
 import { createClient, inProcessModel } from "@toolnexus/client";
 import { type Message, pending, type Tool } from "@toolnexus/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, launchDbos } from "../test/dbos.js";
+import { freshDatabase, launchDbos, waitingFor } from "../test/dbos.js";
 import { answer, listWaiting, registerAgent, waitingRequests } from "./index.js";
 
 const attempts: Record<string, number[]> = {};
@@ -57,19 +57,10 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => DBOS.shutdown());
 
-/** Resolves once run `runId` waits for `count` requests (DBOS's getEvent waits for the event). */
-async function waitingFor(runId: string, count: number) {
-  for (;;) {
-    const requests = await waitingRequests(DBOS, runId);
-    if (requests.length >= count) return requests;
-    await DBOS.getEvent(runId, "toolnexus.waiting", 1);
-  }
-}
-
 describe("a run as a DBOS workflow", () => {
   it("halts on its question, takes the answer through send and finishes in the same workflow", async () => {
     await agent.start("ask", { runId: "one", sessionId: "ada" });
-    const [awaited] = await waitingFor("one", 1);
+    const [awaited] = await waitingFor(DBOS, "one", 1);
     expect(awaited?.request).toMatchObject({ id: "one/c1", kind: "input", prompt: "Which token?" });
     expect(await listWaiting(DBOS, agent.workflowName)).toEqual([
       { runId: "one", requests: [awaited] },
@@ -95,7 +86,7 @@ describe("a run as a DBOS workflow", () => {
 
   it("takes sibling answers in any order, and two answers at once to them both", async () => {
     await agent.start("ask 3", { runId: "siblings" });
-    await waitingFor("siblings", 3);
+    await waitingFor(DBOS, "siblings", 3);
     await answer(DBOS, "siblings", { id: "siblings/c3", ok: true, data: { token: "z" } });
     await Promise.all([
       answer(DBOS, "siblings", { id: "siblings/c1", ok: true, data: { token: "x" } }),
@@ -109,7 +100,7 @@ describe("a run as a DBOS workflow", () => {
 
   it("applies the first of two answers to one request sent at once, and drops the other", async () => {
     await agent.start("ask", { runId: "race" });
-    await waitingFor("race", 1);
+    await waitingFor(DBOS, "race", 1);
     await Promise.all(
       ["a", "b", "c"].map((token) =>
         answer(DBOS, "race", { id: "race/c1", ok: true, data: { token } }),

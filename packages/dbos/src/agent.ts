@@ -34,14 +34,25 @@ export interface DbosStartOptions extends DbosRunOptions {
   queue?: string | null;
 }
 
+/** A run started by `start`. */
+export interface DbosRun {
+  runId: string;
+  /** Waits for the run's end (in the starting process, without polling the database). */
+  result(): Promise<RunResult>;
+}
+
 /** A toolnexus agent registered as a DBOS workflow. */
 export interface DbosAgent {
   /** The DBOS workflow name (`toolnexus.<name>`). */
   readonly workflowName: string;
-  /** Starts (or enqueues) run `runId`; resolves once DBOS recorded it, with its id. */
-  start(prompt: string, options: DbosStartOptions): Promise<{ runId: string }>;
-  /** Waits for run `runId` to end and returns its result (it may wait for a human first). */
-  result(runId: string): Promise<RunResult>;
+  /** Starts (or enqueues) run `runId`; resolves once DBOS recorded it. */
+  start(prompt: string, options: DbosStartOptions): Promise<DbosRun>;
+  /**
+   * Waits for run `runId` to end, started in any process, and returns its result (it may wait
+   * for a human first). DBOS polls the database for it, every `pollingIntervalMs` (DBOS's
+   * default: 1000).
+   */
+  result(runId: string, options?: { pollingIntervalMs?: number }): Promise<RunResult>;
   /** `start`, then `result`. */
   run(prompt: string, options: DbosStartOptions): Promise<RunResult>;
 }
@@ -74,16 +85,14 @@ export function registerAgent(options: DbosAgentOptions): DbosAgent {
       workflowID: runId,
       ...(queueName === undefined ? {} : { queueName }),
     })({ prompt, options: runOptions });
-    return { runId: handle.workflowID };
+    return { runId: handle.workflowID, result: () => handle.getResult() };
   };
-  const result = (runId: string) => DBOS.retrieveWorkflow<RunResult>(runId).getResult();
   return {
     workflowName,
     start,
-    result,
+    result: (runId, polling = {}) => DBOS.retrieveWorkflow<RunResult>(runId).getResult(polling),
     async run(prompt, runOptions) {
-      const { runId } = await start(prompt, runOptions);
-      return result(runId);
+      return (await start(prompt, runOptions)).result();
     },
   };
 }

@@ -2,6 +2,7 @@
 export {
   type DbosAgent,
   type DbosAgentOptions,
+  type DbosRun,
   type DbosRunOptions,
   type DbosStartOptions,
   registerAgent,

@@ -2,7 +2,9 @@
 // creates and migrates it), shut down after the file. DBOS is one per process, so each test file
 // launches it once, after registering its agents.
 import { DBOS, DBOSClient } from "@dbos-inc/dbos-sdk";
+import type { AwaitedRequest } from "@toolnexus/core";
 import { inject } from "vitest";
+import { type DbosMessenger, WAITING_EVENT, waitingRequests } from "../src/index.js";
 
 /** A system database URL on the test cluster that no other test uses. */
 export function freshDatabase(prefix: string): string {
@@ -25,4 +27,17 @@ export async function launchDbos(url: string, name = "toolnexus-tests"): Promise
 /** A DBOSClient on `url`: what a process that does not run the workflows answers with. */
 export function dbosClient(url: string, name = "toolnexus-tests"): Promise<DBOSClient> {
   return DBOSClient.create({ systemDatabaseUrl: url, applicationName: name });
+}
+
+/** Resolves once run `runId` waits for `count` requests (getEvent waits until the event is set). */
+export async function waitingFor(
+  via: DbosMessenger,
+  runId: string,
+  count = 1,
+): Promise<AwaitedRequest[]> {
+  for (;;) {
+    const requests = await waitingRequests(via, runId);
+    if (requests.length >= count) return requests;
+    await via.getEvent(runId, WAITING_EVENT, 1);
+  }
 }
