@@ -201,7 +201,28 @@ export const messagesHarness: AdapterHarness = {
     if (last?.role !== "user" || typeof last.content === "string") return [];
     return last.content.flatMap((block) =>
       block.type === "tool_result"
-        ? [{ callId: block.tool_use_id, content: String(block.content) }]
+        ? [
+            {
+              callId: block.tool_use_id,
+              content:
+                typeof block.content === "string"
+                  ? block.content
+                  : block.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n"),
+            },
+          ]
+        : [],
+    );
+  },
+  toolImages: (request) => {
+    const last = (request.body as MessagesRequestBody).messages.at(-1);
+    if (last?.role !== "user" || typeof last.content === "string") return [];
+    return last.content.flatMap((block) =>
+      block.type === "tool_result" && typeof block.content !== "string"
+        ? block.content.flatMap((b) =>
+            b.type === "image"
+              ? [{ callId: block.tool_use_id, mimeType: b.source.media_type, data: b.source.data }]
+              : [],
+          )
         : [],
     );
   },

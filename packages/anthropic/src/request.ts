@@ -1,19 +1,25 @@
-import type {
-  AssistantMessage,
-  Message,
-  ModelRequest,
-  ToolChoice,
-  ToolSpec,
+import {
+  type AssistantMessage,
+  imageParts,
+  type Message,
+  type ModelRequest,
+  type ToolChoice,
+  type ToolMessage,
+  type ToolSpec,
+  toolResultText,
 } from "@toolnexus/core";
 import { asRecord } from "@toolnexus/provider-utils";
 import type {
   AssistantBlockParam,
+  ImageBlockParam,
+  ImageMediaType,
   MessageParam,
   MessagesRequestBody,
   RedactedThinkingBlockParam,
   ThinkingBlockParam,
   ToolChoiceParam,
   ToolParam,
+  ToolResultBlockParam,
   UserBlockParam,
 } from "./wire.js";
 
@@ -118,7 +124,7 @@ export function toAnthropicMessages(messages: readonly Message[]): {
             {
               type: "tool_result",
               tool_use_id: message.callId,
-              content: message.content,
+              content: toolResultContent(message),
               is_error: message.isError,
             },
           ],
@@ -131,6 +137,23 @@ export function toAnthropicMessages(messages: readonly Message[]): {
     system: system.length === 0 ? undefined : system.join("\n\n"),
     messages: turns.map(toParam),
   };
+}
+
+/** A tool result's content: its text (with resources), and its images as image blocks. */
+function toolResultContent(message: ToolMessage): ToolResultBlockParam["content"] {
+  const text = toolResultText(message.content, message.parts, true);
+  const images = imageParts(message.parts);
+  if (images.length === 0) return text;
+  return [
+    ...textBlocks(text),
+    ...images.map(
+      (image): ImageBlockParam => ({
+        type: "image",
+        // imageParts keeps only the types the API takes.
+        source: { type: "base64", media_type: image.mimeType as ImageMediaType, data: image.data },
+      }),
+    ),
+  ];
 }
 
 function textBlocks(text: string): { type: "text"; text: string }[] {

@@ -16,10 +16,20 @@ export interface ToolUseBlockParam {
   input: Record<string, unknown>;
 }
 
+/** The image types the API takes (core's IMAGE_MIME_TYPES). */
+export type ImageMediaType = "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+
+/** An image, base64 in the request (a tool result's image part). */
+export interface ImageBlockParam {
+  type: "image";
+  source: { type: "base64"; media_type: ImageMediaType; data: string };
+}
+
 export interface ToolResultBlockParam {
   type: "tool_result";
   tool_use_id: string;
-  content: string;
+  /** Text, or text and images when the result has image parts. */
+  content: string | (TextBlockParam | ImageBlockParam)[];
   is_error: boolean;
 }
 

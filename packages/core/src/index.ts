@@ -53,6 +53,7 @@ export {
   partsAsText,
   type ResourcePart,
   type TextPart,
+  toolResultText,
 } from "./parts.js";
 export type { PendingInit } from "./pending.js";
 export {
@@ -145,17 +146,6 @@ export { thrownError, thrownOf } from "./thrown.js";
 export type { JSONSchema, Tool, ToolSource, ToolSpec } from "./tool.js";
 export { sanitize } from "./tool.js";
 export type {
-  Answer,
-  AnswerReason,
-  Request,
-  RequestKind,
-  RequestRoute,
-  WireSchema,
-} from "./wire.js";
-export { AnswerSchema, parseAnswer, parseRequest, RequestSchema } from "./wire.js";
-export type { WireDataIssue } from "./wire-data.js";
-export { copyWireData, MAX_WIRE_DEPTH, MAX_WIRE_VALUES } from "./wire-data.js";
-export type {
   ClaimDueOptions,
   DueTimer,
   ExpiryAnswer,
@@ -170,3 +160,14 @@ export {
   storedTimers,
   timersOf,
 } from "./waiting.js";
+export type {
+  Answer,
+  AnswerReason,
+  Request,
+  RequestKind,
+  RequestRoute,
+  WireSchema,
+} from "./wire.js";
+export { AnswerSchema, parseAnswer, parseRequest, RequestSchema } from "./wire.js";
+export type { WireDataIssue } from "./wire-data.js";
+export { copyWireData, MAX_WIRE_DEPTH, MAX_WIRE_VALUES } from "./wire-data.js";

@@ -8,6 +8,7 @@ import {
   MAX_PARTS_BYTES,
   messageParts,
   partsAsText,
+  toolResultText,
 } from "./parts.js";
 
 const PNG = "iVBORw0KGgo=";
@@ -95,5 +96,17 @@ describe("content parts", () => {
       "[resource mem://a]\nbody\n[resource mem://b (application/pdf)]",
     );
     expect(partsAsText(undefined)).toBe("");
+  });
+
+  it("toolResultText puts resources (and images not sent) after the content", () => {
+    const parts = checkParts([
+      { type: "image", mimeType: "image/png", data: PNG },
+      { type: "resource", uri: "mem://a", text: "body" },
+    ]);
+    expect(toolResultText("out", parts, true)).toBe("out\n[resource mem://a]\nbody");
+    expect(toolResultText("", parts, false)).toBe(
+      "[image (image/png) left out: this model reads only text here]\n[resource mem://a]\nbody",
+    );
+    expect(toolResultText("out", undefined, false)).toBe("out");
   });
 });

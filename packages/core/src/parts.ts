@@ -153,7 +153,7 @@ export function messageParts(parts: unknown): { parts?: ContentPart[]; note?: st
  */
 export function partsAsText(parts: readonly ContentPart[] | undefined, withImages = true): string {
   const lines: string[] = [];
-  for (const part of parts ?? []) {
+  for (const part of Array.isArray(parts) ? parts : []) {
     if (part.type === "resource") {
       const head = `[resource ${part.uri}${part.mimeType === undefined ? "" : ` (${part.mimeType})`}]`;
       lines.push(part.text === undefined ? head : `${head}\n${part.text}`);
@@ -164,7 +164,29 @@ export function partsAsText(parts: readonly ContentPart[] | undefined, withImage
   return lines.join("\n");
 }
 
-/** The image parts of a message's parts. */
+/**
+ * The image parts of a message's parts that an adapter may send: of a type in
+ * {@link IMAGE_MIME_TYPES}, with string data (a transcript read back is not trusted blindly).
+ */
 export function imageParts(parts: readonly ContentPart[] | undefined): ImagePart[] {
-  return (parts ?? []).filter((part): part is ImagePart => part.type === "image");
+  return (Array.isArray(parts) ? parts : []).filter(
+    (part): part is ImagePart =>
+      part?.type === "image" &&
+      IMAGE_MIME_TYPES.includes(part.mimeType) &&
+      typeof part.data === "string",
+  );
+}
+
+/**
+ * The text a tool message gives a model: its `content`, then its resources as text, and (unless
+ * `imagesSent`: the adapter sends them as images) a line per image left out.
+ */
+export function toolResultText(
+  content: string,
+  parts: readonly ContentPart[] | undefined,
+  imagesSent: boolean,
+): string {
+  const extra = partsAsText(parts, !imagesSent);
+  if (extra === "") return content;
+  return content === "" ? extra : `${content}\n${extra}`;
 }

@@ -43,6 +43,15 @@ export const geminiHarness: AdapterHarness = {
       ];
     });
   },
+  toolImages: (request) => {
+    const last = (request.body as GenerateContentRequest).contents.at(-1);
+    return (last?.parts ?? []).flatMap((part) =>
+      (part.functionResponse?.parts ?? []).map(({ inlineData }) => ({
+        mimeType: inlineData.mimeType,
+        data: inlineData.data,
+      })),
+    );
+  },
   generatedCallIds: true,
   usageDetails: ["cacheReadTokens", "reasoningTokens"],
   errorReport: {

@@ -1,10 +1,12 @@
-import type {
-  AssistantMessage,
-  Message,
-  ModelRequest,
-  ToolChoice,
-  ToolMessage,
-  ToolSpec,
+import {
+  type AssistantMessage,
+  imageParts,
+  type Message,
+  type ModelRequest,
+  type ToolChoice,
+  type ToolMessage,
+  type ToolSpec,
+  toolResultText,
 } from "@toolnexus/core";
 import { asRecord } from "@toolnexus/provider-utils";
 import type { Content, GeminiTool, GenerateContentRequest, Part, ToolConfig } from "./wire.js";
@@ -134,11 +136,21 @@ export function toGeminiContents(messages: readonly Message[]): {
           .map(({ result }) => result);
         const parts: Part[] = sorted.map((result) => {
           const id = apiIds.get(result.callId);
+          // Images go in the function response's own parts; resources as text after the output.
+          const text = toolResultText(result.content, result.parts, true);
+          const images = imageParts(result.parts);
           return {
             functionResponse: {
               ...(id === undefined ? {} : { id }),
               name: result.name,
-              response: result.isError ? { error: result.content } : { output: result.content },
+              response: result.isError ? { error: text } : { output: text },
+              ...(images.length === 0
+                ? {}
+                : {
+                    parts: images.map((image) => ({
+                      inlineData: { mimeType: image.mimeType, data: image.data },
+                    })),
+                  }),
             },
           };
         });

@@ -16,6 +16,8 @@ export interface FunctionResponse {
   id?: string;
   name: string;
   response: Record<string, unknown>;
+  /** Media of the result (a tool result's image parts), inline and base64. */
+  parts?: { inlineData: { mimeType: string; data: string } }[];
 }
 
 /**

@@ -6,6 +6,7 @@ import { createClient, memoryRunStore, translate } from "@toolnexus/client";
 import {
   type AdapterHarness,
   adapterSuite,
+  fromDataUrl,
   type KitErrorReport,
   type KitTurn,
   kitModel,
@@ -157,12 +158,22 @@ export const chatHarness: AdapterHarness = {
   toolResults: (request) => {
     const messages = (request.body as ChatRequestBody).messages;
     const results = [];
-    for (let i = messages.length - 1; i >= 0; i--) {
+    // A tool result's images follow the results as one user message of parts: skipped here.
+    const last = messages.at(-1);
+    const end = last?.role === "user" && Array.isArray(last.content) ? 2 : 1;
+    for (let i = messages.length - end; i >= 0; i--) {
       const message = messages[i];
       if (message?.role !== "tool") break;
       results.unshift({ callId: message.tool_call_id, content: message.content });
     }
     return results;
+  },
+  toolImages: (request) => {
+    const last = (request.body as ChatRequestBody).messages.at(-1);
+    if (last?.role !== "user" || !Array.isArray(last.content)) return [];
+    return last.content.flatMap((part) =>
+      part.type === "image_url" ? [fromDataUrl(part.image_url.url)] : [],
+    );
   },
   usageDetails: ["cacheReadTokens", "reasoningTokens"],
   errorReport: {

@@ -1,14 +1,64 @@
-import type { Message, ModelRequest, ToolChoice, ToolSpec } from "@toolnexus/core";
-import type { ChatMessageParam, ChatRequestBody, ChatToolChoice, ChatToolParam } from "./wire.js";
+import {
+  imageParts,
+  type Message,
+  type ModelRequest,
+  type ToolChoice,
+  type ToolMessage,
+  type ToolSpec,
+  toolResultText,
+} from "@toolnexus/core";
+import type {
+  ChatMessageParam,
+  ChatRequestBody,
+  ChatToolChoice,
+  ChatToolParam,
+  ChatUserContentPart,
+} from "./wire.js";
 
 /**
  * Maps the provider-neutral transcript to Chat Completions messages: `system`, `user`,
  * `assistant` (with `tool_calls` carrying the raw argument text the model sent) and
  * `{ role: "tool", tool_call_id, content }`. An assistant turn that only called tools has
- * `content: null`, as the API itself returns it.
+ * `content: null`, as the API itself returns it. A tool result's resources are text after its
+ * content; its images (tool messages take only text) follow the run of tool results as one user
+ * message of `image_url` parts.
  */
 export function toChatMessages(messages: readonly Message[]): ChatMessageParam[] {
-  return messages.map(toChatMessage);
+  const out: ChatMessageParam[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    out.push(toChatMessage(message));
+    // Tool messages take only text: the images of a run of tool results follow it as one user
+    // message (each introduced by the call it came from), before the next turn.
+    const next = messages[i + 1];
+    if (message.role === "tool" && next?.role !== "tool") {
+      const images = toolImagesMessage(messages, i);
+      if (images !== undefined) out.push(images);
+    }
+  }
+  return out;
+}
+
+/** The user message carrying the images of the run of tool messages that ends at `last`. */
+function toolImagesMessage(
+  messages: readonly Message[],
+  last: number,
+): ChatMessageParam | undefined {
+  let first = last;
+  while (first > 0 && messages[first - 1]?.role === "tool") first--;
+  const content: ChatUserContentPart[] = [];
+  for (const message of messages.slice(first, last + 1) as ToolMessage[]) {
+    const images = imageParts(message.parts);
+    if (images.length === 0) continue;
+    content.push({ type: "text", text: `Images returned by ${message.name} (${message.callId}):` });
+    for (const image of images) {
+      content.push({
+        type: "image_url",
+        image_url: { url: `data:${image.mimeType};base64,${image.data}` },
+      });
+    }
+  }
+  return content.length === 0 ? undefined : { role: "user", content };
 }
 
 function toChatMessage(message: Message): ChatMessageParam {
@@ -36,7 +86,11 @@ function toChatMessage(message: Message): ChatMessageParam {
       };
     }
     case "tool":
-      return { role: "tool", tool_call_id: message.callId, content: message.content };
+      return {
+        role: "tool",
+        tool_call_id: message.callId,
+        content: toolResultText(message.content, message.parts, true),
+      };
   }
 }
 

@@ -9,9 +9,14 @@ export interface ChatToolCallParam {
   function: { name: string; arguments: string };
 }
 
+/** A piece of a user message: text, or an image as a `data:` URL. */
+export type ChatUserContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string } };
+
 export type ChatMessageParam =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | ChatUserContentPart[] }
   | { role: "assistant"; content: string | null; tool_calls?: ChatToolCallParam[] }
   | { role: "tool"; tool_call_id: string; content: string };
 

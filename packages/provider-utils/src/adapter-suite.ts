@@ -16,6 +16,7 @@ import {
   type KitTranslateResult,
 } from "./adapter-suite-client.js";
 import { type KitOptionsHarness, optionScenarios } from "./adapter-suite-options.js";
+import { type KitToolImage, partsScenarios } from "./adapter-suite-parts.js";
 import { type KitErrorReport, trustScenarios } from "./adapter-suite-trust.js";
 import { ProviderError } from "./errors.js";
 import type { FetchFunction } from "./http.js";
@@ -35,6 +36,7 @@ export type {
 } from "./adapter-suite-client.js";
 export { KIT_TRANSLATE_REQUEST, KIT_WEATHER_SCHEMA } from "./adapter-suite-client.js";
 export type { KitOptionsHarness } from "./adapter-suite-options.js";
+export { fromDataUrl, KIT_PNG, type KitToolImage } from "./adapter-suite-parts.js";
 
 /** One tool call of a scripted turn. */
 export interface KitCall {
@@ -195,6 +197,11 @@ export interface AdapterHarness {
   memoryRunStore?: () => RunStore;
   /** The adapter's factory and identity, for the option scenarios (skipped without it). */
   options?: KitOptionsHarness;
+  /**
+   * The images a request sends for tool results (`ToolMessage.parts`), read from its body in
+   * the provider's shape: the part scenarios run with it (skipped without it).
+   */
+  toolImages?(request: RecordedRequest): KitToolImage[];
 }
 
 /** The key every scenario uses: it must never appear in an error. */
@@ -760,6 +767,21 @@ export async function adapterSuite(name: string, harness: AdapterHarness): Promi
         expectedText: TEXT_TURN.text ?? "",
       });
     }
+
+    const toolImages = harness.toolImages?.bind(harness);
+    describe.skipIf(toolImages === undefined)("part scenarios", () => {
+      partsScenarios(vitest, {
+        model: (baseUrl) =>
+          harness.model({ baseUrl, apiKey: KIT_API_KEY, retries: 0, retryBaseMs: 1 }),
+        okReply: (request) =>
+          harness.isStream(request)
+            ? { chunks: [harness.sse(TEXT_TURN)] }
+            : { json: harness.json(TEXT_TURN) },
+        toolImages: (request) => toolImages?.(request) ?? [],
+        toolResults: harness.toolResults,
+        generatedCallIds: harness.generatedCallIds === true,
+      });
+    });
 
     const createClient = harness.createClient;
     describe.skipIf(createClient === undefined)("client scenarios", () => {

@@ -10,6 +10,7 @@ export type {
   KitModelSettings,
   KitOptionsHarness,
   KitRunEvent,
+  KitToolImage,
   KitToolResult,
   KitTranslate,
   KitTranslateRequest,
@@ -18,7 +19,9 @@ export type {
 } from "./adapter-suite.js";
 export {
   adapterSuite,
+  fromDataUrl,
   KIT_API_KEY,
+  KIT_PNG,
   KIT_TRANSLATE_REQUEST,
   KIT_WEATHER_SCHEMA,
   kitModel,

@@ -5,6 +5,7 @@ import { createClient, memoryRunStore, translate } from "@toolnexus/client";
 import {
   type AdapterHarness,
   adapterSuite,
+  fromDataUrl,
   type KitErrorReport,
   kitModel,
   packageVersion,
@@ -49,10 +50,25 @@ export const responsesHarness: AdapterHarness = {
     for (let i = input.length - 1; i >= 0; i--) {
       const item = input[i];
       if (item === undefined || !("type" in item) || item.type !== "function_call_output") break;
-      results.unshift({ callId: item.call_id, content: item.output });
+      const { output } = item;
+      const content =
+        typeof output === "string"
+          ? output
+          : output.flatMap((part) => (part.type === "input_text" ? [part.text] : [])).join("\n");
+      results.unshift({ callId: item.call_id, content });
     }
     return results;
   },
+  toolImages: (request) =>
+    (request.body as ResponsesRequestBody).input.flatMap((item) =>
+      "type" in item && item.type === "function_call_output" && Array.isArray(item.output)
+        ? item.output.flatMap((part) =>
+            part.type === "input_image"
+              ? [{ callId: item.call_id, ...fromDataUrl(part.image_url) }]
+              : [],
+          )
+        : [],
+    ),
   usageDetails: ["cacheReadTokens", "reasoningTokens"],
   errorReport: {
     http: (_status, report) => ({

@@ -1,12 +1,16 @@
-import type {
-  AssistantMessage,
-  Message,
-  ModelRequest,
-  ToolChoice,
-  ToolSpec,
+import {
+  type AssistantMessage,
+  imageParts,
+  type Message,
+  type ModelRequest,
+  type ToolChoice,
+  type ToolMessage,
+  type ToolSpec,
+  toolResultText,
 } from "@toolnexus/core";
 import { asRecord } from "@toolnexus/provider-utils";
 import type {
+  FunctionOutputContent,
   ReasoningItem,
   ResponsesFunctionTool,
   ResponsesInputItem,
@@ -84,12 +88,26 @@ export function toResponsesInput(messages: readonly Message[]): {
         input.push({
           type: "function_call_output",
           call_id: message.callId,
-          output: message.content,
+          output: functionOutput(message),
         });
         break;
     }
   }
   return { instructions: system.length === 0 ? undefined : system.join("\n\n"), input };
+}
+
+/** A tool result's output: its text (with resources), then its images as `input_image`s. */
+function functionOutput(message: ToolMessage): string | FunctionOutputContent[] {
+  const text = toolResultText(message.content, message.parts, true);
+  const images = imageParts(message.parts);
+  if (images.length === 0) return text;
+  return [
+    ...(text === "" ? [] : [{ type: "input_text" as const, text }]),
+    ...images.map((image) => ({
+      type: "input_image" as const,
+      image_url: `data:${image.mimeType};base64,${image.data}`,
+    })),
+  ];
 }
 
 /** Tool specs as Responses function tools (`{ type, name, description, parameters }`). */

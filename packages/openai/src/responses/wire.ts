@@ -13,10 +13,15 @@ export interface ReasoningItem {
   [key: string]: unknown;
 }
 
+/** A piece of a function call's output: text, or an image as a `data:` URL. */
+export type FunctionOutputContent =
+  | { type: "input_text"; text: string }
+  | { type: "input_image"; image_url: string };
+
 export type ResponsesInputItem =
   | { role: "user" | "assistant"; content: string }
   | { type: "function_call"; call_id: string; name: string; arguments: string }
-  | { type: "function_call_output"; call_id: string; output: string }
+  | { type: "function_call_output"; call_id: string; output: string | FunctionOutputContent[] }
   | ReasoningItem;
 
 export interface ResponsesFunctionTool {
