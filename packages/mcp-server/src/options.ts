@@ -1,5 +1,6 @@
 // What a served toolkit is configured with, and every size limit with its default.
 import type { RunStore, Tool } from "@toolnexus/core";
+import type { McpTaskOptions } from "./tasks.js";
 
 /** One finished inbound `tools/call`, for logs and metrics (never its arguments). */
 export interface McpCallInfo {
@@ -66,6 +67,11 @@ export interface McpServeOptions {
   maxOutputChars?: number;
   /** Most questions one call may ask in a row, whatever its tool's `maxSuspensions`. Default 8. */
   maxRounds?: number;
+  /**
+   * Tools that run as 2026 Tasks (the Tasks extension) for clients that support it: the call
+   * answers at once with a task the client polls. Tasks live in the process that started them.
+   */
+  tasks?: McpTaskOptions;
 }
 
 export const DEFAULTS = {

@@ -12,6 +12,8 @@ import {
   inputResponse,
   McpServer,
   type McpServerFactory,
+  ProtocolError,
+  ProtocolErrorCode,
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { Scrubber, type Tool, type ToolResult } from "@toolnexus/core";
@@ -20,6 +22,7 @@ import { DurableRounds } from "./durable.js";
 import type { ElicitReply } from "./elicitation.js";
 import { DEFAULTS, type McpCaller, type McpServeOptions } from "./options.js";
 import { type RoundState, roundStateOf } from "./suspension.js";
+import { TASKS_EXTENSION, TaskTable } from "./tasks.js";
 
 /** The tools `options` serves, by name (the `expose` filter applied). */
 export function servedTools(options: McpServeOptions): Map<string, Tool> {
@@ -62,6 +65,41 @@ function callerOf(ctx: ServerContext, server: McpServer): McpCaller {
   const info = server.server.getClientVersion();
   if (info !== undefined) caller.client = { name: info.name, version: info.version };
   return caller;
+}
+
+/** The capabilities the client declared: on the 2026 request, or at the 2025 initialize. */
+function clientCapabilities(ctx: ServerContext, server: McpServer): unknown {
+  return (
+    ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as keyof typeof ctx.mcpReq.envelope] ??
+    server.server.getClientCapabilities()
+  );
+}
+
+const byTask = fromJsonSchema<{ taskId: string }>({
+  type: "object",
+  properties: { taskId: { type: "string", maxLength: 200 } },
+  required: ["taskId"],
+});
+
+/** The Tasks extension's requests, for the tasks of `table`. */
+function serveTasks(server: McpServer, table: TaskTable): void {
+  const unknown = () => new ProtocolError(ProtocolErrorCode.InvalidParams, "unknown task");
+  const low = server.server;
+  low.setRequestHandler("tasks/get", { params: byTask }, async ({ taskId }, ctx) => {
+    const view = table.get(String(taskId), callerOf(ctx, server).clientId ?? "");
+    if (view === undefined) throw unknown();
+    return { resultType: "complete", ...view } as never;
+  });
+  low.setRequestHandler("tasks/update", { params: byTask }, async ({ taskId }, ctx) => {
+    const caller = callerOf(ctx, server);
+    const reply = (key: string) => inputResponse(ctx.mcpReq.inputResponses, key) as ElicitReply;
+    if (!table.update(String(taskId), caller.clientId ?? "", reply, caller)) throw unknown();
+    return { resultType: "complete" } as never;
+  });
+  low.setRequestHandler("tasks/cancel", { params: byTask }, async ({ taskId }, ctx) => {
+    if (!table.cancel(String(taskId), callerOf(ctx, server).clientId ?? "")) throw unknown();
+    return { resultType: "complete" } as never;
+  });
 }
 
 /** Text for the client: secrets scrubbed, cut at the limit. */
@@ -128,6 +166,12 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
   const maxArgumentElements = options.maxArgumentElements ?? DEFAULTS.maxArgumentElements;
   const maxOutputChars = options.maxOutputChars ?? DEFAULTS.maxOutputChars;
   const runs = options.runs === undefined ? undefined : new DurableRounds(options.runs);
+  const tasks =
+    options.tasks === undefined
+      ? undefined
+      : new TaskTable(options.tasks, scrub, (result) =>
+          toCallToolResult(result, scrub, maxOutputChars),
+        );
   const schemas = new Map(
     [...tools.values()].map(
       (tool) =>
@@ -142,7 +186,10 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
     const server = new McpServer(
       { name: options.name ?? DEFAULTS.name, version: options.version ?? DEFAULTS.version },
       {
-        capabilities: { tools: {} },
+        capabilities: {
+          tools: {},
+          ...(tasks === undefined ? {} : { extensions: { [TASKS_EXTENSION]: {} } }),
+        },
         ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
         maxToolInputElements: maxArgumentElements,
         requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
@@ -153,6 +200,8 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
         tool.name,
         { description: scrub.text(tool.description), inputSchema: schemas.get(tool.name) },
         async (args: unknown, ctx: ServerContext) => {
+          const task = startTask(tool, isObject(args) ? args : {}, ctx, server);
+          if (task !== undefined) return task as never;
           const started = Date.now();
           const end = await serveRound(tool, isObject(args) ? args : {}, ctx, server);
           options.onCall?.({
@@ -166,8 +215,33 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
         },
       );
     }
+    if (tasks !== undefined) serveTasks(server, tasks);
     return server;
   };
+
+  /** A task handle when `tool` runs as a Task for this client, else undefined. */
+  function startTask(
+    tool: Tool,
+    args: Record<string, unknown>,
+    ctx: ServerContext,
+    server: McpServer,
+  ): Record<string, unknown> | undefined {
+    if (tasks === undefined || !tasks.tools.has(tool.name)) return undefined;
+    const capabilities = clientCapabilities(ctx, server);
+    const extensions = isObject(capabilities) ? capabilities.extensions : undefined;
+    if (!isObject(extensions) || extensions[TASKS_EXTENSION] === undefined) return undefined;
+    const caller = callerOf(ctx, server);
+    const view = tasks.start(tool, args, caller.clientId ?? "", caller);
+    if (view === undefined) {
+      return toCallToolResult(
+        { output: "this server runs as many tasks as it allows; try again later", isError: true },
+        scrub,
+        maxOutputChars,
+      );
+    }
+    options.onCall?.({ name: tool.name, source: tool.source, ms: 0, isError: false, asked: false });
+    return { resultType: "task", ...view };
+  }
 
   async function serveRound(
     tool: Tool,
@@ -201,9 +275,7 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
       mint: (payload) => codec.mint(payload, ctx),
       ...(runs === undefined ? {} : { runs }),
     };
-    const capabilities =
-      ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as keyof typeof ctx.mcpReq.envelope] ??
-      server.server.getClientCapabilities();
+    const capabilities = clientCapabilities(ctx, server);
     let sent: Promise<unknown> = Promise.resolve();
     const end = await callRound(setup, tool, args, {
       channel: {
