@@ -113,8 +113,7 @@ async function continueHalted(
             args,
             messageId,
             waiting.request,
-            // An expiry's default answer ends a policy's approvals: it is not one more approver.
-            waiting.approval && given !== undefined,
+            waiting.approval,
             answer,
             waiting.state,
             waiting.round,

@@ -302,3 +302,58 @@ describe("approval policies", () => {
     expect(() => createClient({ model, policies: [twice, twice] })).toThrow(/two policies/);
   });
 });
+
+describe("approvals that run out of time", () => {
+  function expiring(onExpiry?: { ok: boolean }) {
+    const runs = memoryRunStore();
+    const model = scriptedModel([
+      { toolCalls: [{ id: "c1", name: "delete_user", arguments: { id: "u7" } }] },
+      { content: "finished" },
+    ]);
+    const client = createClient({
+      model,
+      tools,
+      runs,
+      policies: [
+        {
+          name: "deletes",
+          decide: () => ({
+            decision: "ask",
+            approvals: 2,
+            expiresAt: Date.now() - 1,
+            ...(onExpiry === undefined ? {} : { waitRules: { onExpiry } }),
+          }),
+        },
+      ],
+    });
+    return client;
+  }
+
+  it("by default an expired approval declines the call", async () => {
+    const client = expiring();
+    const halted = await client.run("go", { requester: "alice" });
+    if (halted.status !== "pending") throw new Error("expected a halt");
+    expect(halted.pending.expiresAt).toBeDefined();
+    const done = await client.continueRun(halted.runId);
+    expect(done.status).toBe("done");
+    const call = done.toolCalls.find((c) => c.name === "delete_user");
+    expect(call?.result.output).toBe(
+      'declined/expired: Allow delete_user to run with {"id":"u7"}? (approval 1 of 2)',
+    );
+  });
+
+  it("onExpiry { ok: true } runs the call once and ends the approvals", async () => {
+    const client = expiring({ ok: true });
+    const halted = await client.run("go", { requester: "alice" });
+    if (halted.status !== "pending") throw new Error("expected a halt");
+    const done = await client.continueRun(halted.runId);
+    expect(done.status).toBe("done");
+    const call = done.toolCalls.find((c) => c.name === "delete_user");
+    expect(call?.result.output).toBe('delete_user ran with {"id":"u7"}');
+    expect(call?.result.metadata?.policy).toMatchObject({
+      name: "deletes",
+      decision: "ask",
+      approvedBy: [],
+    });
+  });
+});

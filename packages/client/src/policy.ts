@@ -45,6 +45,11 @@ export type PolicyDecision =
       approvals?: number;
       /** Reminders, an escalation and the expiry's answer; default: the tool's `waitRules`. */
       waitRules?: WaitRules;
+      /**
+       * When the approvals must be in (a Date, epoch ms or an ISO string), for every request of
+       * the call; then `waitRules.onExpiry` applies (default: declined as expired).
+       */
+      expiresAt?: Date | number | string;
     };
 
 /**
@@ -125,8 +130,13 @@ function isDecision(value: unknown): value is PolicyDecision {
   if (d.decision === "allow") return true;
   if (d.decision === "deny") return typeof d.reason === "string";
   if (d.decision !== "ask") return false;
-  if (d.to !== undefined && (typeof d.to !== "string" || d.to === "")) return false;
+  if (d.to !== undefined && (typeof d.to !== "string" || d.to === "" || d.to.length > 256)) {
+    return false;
+  }
   if (d.prompt !== undefined && typeof d.prompt !== "string") return false;
+  if (d.expiresAt !== undefined && Number.isNaN(new Date(d.expiresAt as string).getTime())) {
+    return false;
+  }
   const n = d.approvals;
   return (
     n === undefined || (Number.isInteger(n) && (n as number) >= 1 && (n as number) <= MAX_APPROVALS)
@@ -202,10 +212,15 @@ export function askRequest(
   };
   if (ask.to !== undefined) approval.to = ask.to;
   if (requester !== undefined) approval.requester = requester;
-  return approvalRequest(ask.prompt ?? defaultPrompt, approval);
+  const expiresAt = ask.expiresAt === undefined ? undefined : new Date(ask.expiresAt).toISOString();
+  return approvalRequest(ask.prompt ?? defaultPrompt, approval, expiresAt);
 }
 
-function approvalRequest(prompt: string, approval: ApprovalInfo): Request {
+function approvalRequest(
+  prompt: string,
+  approval: ApprovalInfo,
+  expiresAt: string | undefined,
+): Request {
   const data: Record<string, unknown> = { approval: { ...approval } };
   if (approval.to !== undefined) data.to = approval.to;
   const step =
@@ -214,7 +229,14 @@ function approvalRequest(prompt: string, approval: ApprovalInfo): Request {
       : `${prompt} (approval ${approval.given + 1} of ${approval.needed}${
           approval.approvedBy.length === 0 ? "" : `; approved by ${approval.approvedBy.join(", ")}`
         })`;
-  return { id: randomId("pnd"), kind: "approval", prompt: step, data: { ...data, base: prompt } };
+  const request: Request = {
+    id: randomId("pnd"),
+    kind: "approval",
+    prompt: step,
+    data: { ...data, base: prompt },
+  };
+  if (expiresAt !== undefined) request.expiresAt = expiresAt;
+  return request;
 }
 
 /**
@@ -232,7 +254,7 @@ export function nextApproval(request: Request, by: string | undefined): Request 
   const to = typeof request.data?.to === "string" ? request.data.to : undefined;
   if (to !== undefined) next.to = to;
   const base = typeof request.data?.base === "string" ? request.data.base : request.prompt;
-  return approvalRequest(base, next);
+  return approvalRequest(base, next, request.expiresAt);
 }
 
 /** The record of a call that ran after its policy's approvals (`approvedBy`: who approved). */

@@ -112,6 +112,9 @@ export async function suspend(
   );
 }
 
+/** The answers `expiryAnswer` made up because a person's time ran out (never a person's answer). */
+const expiries = new WeakSet<object>();
+
 /** The rules as plain JSON for the checkpoint (only the fields toolnexus reads). */
 function rulesCopy(rules: WaitRules): WaitRules {
   const copy: WaitRules = {};
@@ -135,6 +138,7 @@ export function expiryAnswer(id: string, rules: WaitRules | undefined): Answer {
   const answer: Answer = { id, ok: given.ok };
   if (given.data !== undefined) answer.data = given.data;
   if (!given.ok) answer.reason = given.reason ?? "expired";
+  expiries.add(answer);
   return answer;
 }
 
@@ -258,7 +262,8 @@ export async function afterAnswer(
     const result = error(`declined/expired: ${request.prompt}`, { answer });
     return final(run, call, tool, args, messageId, noRun(result, args));
   }
-  if (approval && answer.ok) {
+  // An expiry's default answer ends a policy's approvals: it is not one more approver.
+  if (approval && answer.ok && !expiries.has(answer)) {
     // A policy that asked several people: the next one is asked, never someone who approved.
     const another = nextApproval(request, by);
     if (another !== undefined) {
