@@ -154,6 +154,7 @@ export function messageParts(parts: unknown): { parts?: ContentPart[]; note?: st
 export function partsAsText(parts: readonly ContentPart[] | undefined, withImages = true): string {
   const lines: string[] = [];
   for (const part of Array.isArray(parts) ? parts : []) {
+    if (typeof part !== "object" || part === null) continue;
     if (part.type === "resource") {
       const head = `[resource ${part.uri}${part.mimeType === undefined ? "" : ` (${part.mimeType})`}]`;
       lines.push(part.text === undefined ? head : `${head}\n${part.text}`);

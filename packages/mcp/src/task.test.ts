@@ -96,6 +96,41 @@ describe("MCP tasks", () => {
     expect(after.executions - before.executions).toBe(1);
   });
 
+  it("a task's question the host answers (roots) goes back with tasks/update in the call", async () => {
+    const mcp = await loadMcp(
+      { mcpServers: { ci: { url: server.url, protocol: "2026-07-28" } } },
+      { taskWaitMs: 60_000, roots: [{ uri: "file:///work", name: "work" }] },
+    );
+    open.push(mcp);
+    const client = createClient({ model: taskScript("ci_audit"), tools: mcp.tools() });
+    const before = await server.stats();
+    const run = client.run("repo");
+    await eventually(async () => (await server.stats()).gets > before.gets, "a poll");
+    await server.finish();
+    const result = await run;
+    expect(result.text).toBe("final: audited repo in file:///work");
+    const after = await server.stats();
+    expect(after.updates - before.updates).toBe(1);
+    expect(after.executions - before.executions).toBe(1);
+  });
+
+  it("a failed task is an error result with the server's message", async () => {
+    const mcp = await load(60_000);
+    const model = taskScript("ci_crash");
+    const client = createClient({ model, tools: mcp.tools() });
+    const before = await server.stats();
+    const run = client.run("app");
+    await eventually(async () => (await server.stats()).gets > before.gets, "a poll");
+    await server.finish();
+    const result = await run;
+    expect(result.text).toBe(
+      "final: MCP server ci: the task of crash failed: disk full while building app",
+    );
+    const call = result.toolCalls?.[0];
+    expect(call?.result.isError).toBe(true);
+    expect(call?.result.metadata).toMatchObject({ server: "ci", tool: "crash" });
+  });
+
   it("cancelling the run cancels its task on the server", async () => {
     const mcp = await load(0);
     const client = createClient({ model: taskScript("ci_build"), tools: mcp.tools() });
