@@ -38,8 +38,8 @@ const cli = join(here, "node_modules", "@modelcontextprotocol", "conformance", "
 const command = `${process.execPath} --import tsx ${join(here, "src", "fixtures", "conformance-client.ts")}`;
 // The authorization scenarios run at the newest revision each applies to (metadata-default at
 // 2025-11-25 too, the initialize-era path); of the extensions, client credentials (a secret or
-// private_key_jwt) and DPoP. Not run: the extensions this package does not implement
-// (enterprise-managed authorization, workload identity federation).
+// private_key_jwt), DPoP and workload identity (the JWT bearer grant). Not run: enterprise-managed
+// authorization (ID-JAG token exchange), which this package does not implement.
 const AUTH_2026 = [
   "metadata-default",
   "metadata-var1",
@@ -76,6 +76,7 @@ const auth = [
   ["auth/client-credentials-jwt", undefined],
   ["auth/dpop", undefined],
   ["auth/dpop-nonce", undefined],
+  ["auth/wif-jwt-bearer", undefined],
 ];
 const scenarios = [
   ["initialize", "2025-11-25"],

@@ -53,6 +53,19 @@ describe("auth in a remote entry", () => {
     });
   });
 
+  it("takes a workload's JWT for the jwt_bearer grant, as a secret", () => {
+    const spec = remote({
+      grant: "jwt_bearer",
+      clientId: "workload",
+      assertion: placeholder("SECRET"),
+    });
+    expect(spec).toMatchObject({
+      kind: "remote",
+      auth: { grant: "jwt_bearer", assertion: "from-the-environment-1234" },
+    });
+    expect(spec?.kind === "remote" && spec.secrets).toContain("from-the-environment-1234");
+  });
+
   it("makes a malformed entry invalid, saying why", () => {
     expect(remote("yes")).toMatchObject({
       kind: "invalid",

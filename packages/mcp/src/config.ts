@@ -276,7 +276,7 @@ function parseServer(
   return spec;
 }
 
-const GRANTS = new Set(["authorization_code", "client_credentials"]);
+const GRANTS = new Set(["authorization_code", "client_credentials", "jwt_bearer"]);
 const AUTH_METHODS = new Set(["client_secret_basic", "client_secret_post", "none"]);
 const AUTH_STRINGS = [
   "clientId",
@@ -286,6 +286,7 @@ const AUTH_STRINGS = [
   "clientMetadataUrl",
   "privateKey",
   "signingAlgorithm",
+  "assertion",
 ] as const;
 
 /**
@@ -304,7 +305,7 @@ function parseAuth(
   const auth: McpAuthConfig = {};
   if (raw.grant !== undefined) {
     if (!GRANTS.has(raw.grant as string)) {
-      return '"auth.grant" must be "authorization_code" or "client_credentials"';
+      return '"auth.grant" must be "authorization_code", "client_credentials" or "jwt_bearer"';
     }
     auth.grant = raw.grant as McpAuthConfig["grant"];
   }
@@ -322,7 +323,9 @@ function parseAuth(
       return `"auth.${key}" must be a non-empty string`;
     const expanded = expandEnv(value, env);
     secrets.push(...expanded.secrets);
-    if (key === "clientSecret" || key === "privateKey") secrets.push(expanded.value);
+    if (key === "clientSecret" || key === "privateKey" || key === "assertion") {
+      secrets.push(expanded.value);
+    }
     auth[key] = expanded.value;
   }
   if (raw.dpop !== undefined) {

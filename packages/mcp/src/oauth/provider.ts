@@ -21,6 +21,9 @@ import type { McpAuthConfig, McpAuthRecord, McpOAuthOptions, McpTokenStore } fro
  */
 const EXPIRY_SKEW_MS = 30_000;
 
+/** The grant type of RFC 7523's JWT bearer grant. */
+const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
 /** Where no redirect is configured: never reached, since no person is asked then. */
 const NO_REDIRECT = "http://127.0.0.1/toolnexus-oauth-callback";
 
@@ -69,8 +72,9 @@ export class StoreProvider implements OAuthClientProvider {
 
   dpop?: () => Promise<DpopSession>;
 
+  /** A client no person approves: client credentials or a workload's JWT. */
   private get machine(): boolean {
-    return this.config.grant === "client_credentials";
+    return this.config.grant === "client_credentials" || this.config.grant === "jwt_bearer";
   }
 
   get redirectUrl(): string | undefined {
@@ -87,7 +91,12 @@ export class StoreProvider implements OAuthClientProvider {
     const metadata: OAuthClientMetadata = {
       client_name: this.options.clientName ?? "toolnexus",
       redirect_uris: redirect === undefined ? [] : [redirect],
-      grant_types: this.machine ? ["client_credentials"] : ["authorization_code", "refresh_token"],
+      grant_types:
+        this.config.grant === "jwt_bearer"
+          ? [JWT_BEARER]
+          : this.machine
+            ? ["client_credentials"]
+            : ["authorization_code", "refresh_token"],
       response_types: this.machine ? [] : ["code"],
       token_endpoint_auth_method:
         this.config.tokenEndpointAuthMethod ??
@@ -217,9 +226,20 @@ export class StoreProvider implements OAuthClientProvider {
     });
   }
 
-  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
     if (!this.machine) return undefined;
     const params = new URLSearchParams({ grant_type: "client_credentials" });
+    if (this.config.grant === "jwt_bearer") {
+      const assertion = (await this.options.assertion?.(this.server)) ?? this.config.assertion;
+      if (assertion === undefined || assertion === "") {
+        throw new McpAuthorizationError(
+          `the MCP server "${this.server}" uses the jwt_bearer grant but has no assertion (auth.assertion or oauth.assertion)`,
+          this.server,
+        );
+      }
+      params.set("grant_type", JWT_BEARER);
+      params.set("assertion", assertion);
+    }
     if (scope !== undefined && scope !== "") params.set("scope", scope);
     return params;
   }

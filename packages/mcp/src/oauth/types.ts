@@ -5,10 +5,13 @@ import type { StoredOAuthClientInformation, StoredOAuthTokens } from "@modelcont
 /** How a remote server's client authorizes, as written under `auth` in its config entry. */
 export interface McpAuthConfig {
   /**
-   * `"authorization_code"` (default: a person approves in a browser, with PKCE) or
-   * `"client_credentials"` (a machine client with a pre-registered id and secret).
+   * `"authorization_code"` (default: a person approves in a browser, with PKCE),
+   * `"client_credentials"` (a machine client with a pre-registered id and a secret or key), or
+   * `"jwt_bearer"` (a workload presents a JWT its platform issued, RFC 7523: `assertion`).
    */
-  grant?: "authorization_code" | "client_credentials";
+  grant?: "authorization_code" | "client_credentials" | "jwt_bearer";
+  /** The workload's JWT for the `jwt_bearer` grant (`${ENV_VAR}` expanded, never logged). */
+  assertion?: string;
   /** A pre-registered client id; without it the client uses a metadata document URL or registers itself (RFC 7591). */
   clientId?: string;
   /** The pre-registered client's secret; `${ENV_VAR}` is taken from the environment and never logged. */
@@ -82,4 +85,9 @@ export interface McpOAuthOptions {
   clientMetadataUrl?: string;
   /** How long a person may take to approve, in ms. Default 600000 (10 minutes). */
   authorizeTimeoutMs?: number;
+  /**
+   * A fresh workload JWT for a `jwt_bearer` server, asked at each token request (platform
+   * tokens are short-lived); without it the entry's `assertion` is used.
+   */
+  assertion?: (server: string) => string | Promise<string>;
 }
