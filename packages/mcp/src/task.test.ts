@@ -131,6 +131,16 @@ describe("MCP tasks", () => {
     expect(call?.result.metadata).toMatchObject({ server: "ci", tool: "crash" });
   });
 
+  it("with tasks: false the extension is not declared and the server answers in place", async () => {
+    const mcp = await loadMcp(
+      { mcpServers: { ci: { url: server.url, protocol: "2026-07-28" } } },
+      { tasks: false },
+    );
+    open.push(mcp);
+    const client = createClient({ model: taskScript("ci_build"), tools: mcp.tools() });
+    expect((await client.run("now")).text).toBe("final: build of now done at once");
+  });
+
   it("cancelling the run cancels its task on the server", async () => {
     const mcp = await load(0);
     const client = createClient({ model: taskScript("ci_build"), tools: mcp.tools() });
