@@ -1,6 +1,7 @@
 // Compaction through a real SQLite file: a 200-turn run compacts as it goes, halts for a human at
 // turn 100 with its compacted transcript stored, and a fresh connection and client finish it.
-// The recorded `compaction` events are read back from the file.
+// The recorded `compaction` events are read back from the file. And a 200-question `ask`
+// conversation whose transcript the file keeps.
 import { createClient, estimateTokens } from "@toolnexus/client";
 import { type ScriptTurn, scriptedModel } from "@toolnexus/client/testing";
 import { assertCheckpoint, type Message, pending } from "@toolnexus/core";
@@ -108,5 +109,48 @@ it("a 200-turn run compacts, halts at turn 100 in the file, and a fresh client f
     }
   } finally {
     later.store.close();
+  }
+});
+
+it("a 200-question conversation in the file: every saved transcript is compacted and under budget", async () => {
+  const path = tmp.file("conversations.db");
+  const store = sqliteStore({ path });
+  try {
+    let asked = 0;
+    const turn: ScriptTurn = ({ messages }) => {
+      const last = messages.at(-1)!;
+      if (last.role === "user" && asked % 5 === 0) {
+        return { toolCalls: [{ id: `n${asked}`, name: "note", arguments: { n: asked } }] };
+      }
+      return { content: `answer to ${last.role === "user" ? last.content : "the note"}` };
+    };
+    const model = scriptedModel(Array.from({ length: 240 }, () => turn));
+    const client = createClient({
+      model,
+      tools: [note],
+      runs: store,
+      conversations: store,
+      systemPrompt: "You keep notes.",
+      compaction: { maxTokens: MAX_TOKENS },
+    });
+    for (asked = 0; asked < 200; asked++) {
+      const result = await client.ask(`question ${asked}: ${"what changed? ".repeat(10)}`, {
+        sessionId: "s1",
+      });
+      expect(result.status).toBe("done");
+    }
+    const saved = store.load("s1")!;
+    expect(saved[0]).toEqual({ role: "system", content: "You keep notes." });
+    expect(saved[1]!.content).toMatch(/^Earlier conversation trimmed: \d+ messages/);
+    expect(saved.at(-2)).toMatchObject({
+      role: "user",
+      content: expect.stringMatching(/^question 199:/),
+    });
+    for (const { messages } of model.requests) {
+      expect(estimateTokens(messages)).toBeLessThanOrEqual(MAX_TOKENS);
+      expect(pairsIntact(messages)).toBe(true);
+    }
+  } finally {
+    store.close();
   }
 });
