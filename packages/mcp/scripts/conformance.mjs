@@ -37,9 +37,9 @@ const node22 = findNode22();
 const cli = join(here, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
 const command = `${process.execPath} --import tsx ${join(here, "src", "fixtures", "conformance-client.ts")}`;
 // The authorization scenarios run at the newest revision each applies to (metadata-default at
-// 2025-11-25 too, the initialize-era path); of the extensions, client credentials (a secret or
-// private_key_jwt), DPoP and workload identity (the JWT bearer grant). Not run: enterprise-managed
-// authorization (ID-JAG token exchange), which this package does not implement.
+// 2025-11-25 too, the initialize-era path); and every authorization extension: client
+// credentials (a secret or private_key_jwt), DPoP, workload identity and enterprise-managed
+// authorization (both the JWT bearer grant; the fixture exchanges the ID token for the latter).
 const AUTH_2026 = [
   "metadata-default",
   "metadata-var1",
@@ -77,6 +77,7 @@ const auth = [
   ["auth/dpop", undefined],
   ["auth/dpop-nonce", undefined],
   ["auth/wif-jwt-bearer", undefined],
+  ["auth/enterprise-managed-authorization", undefined],
 ];
 const scenarios = [
   ["initialize", "2025-11-25"],

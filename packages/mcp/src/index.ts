@@ -34,6 +34,7 @@ export {
 export { McpAuthorizationError } from "./oauth/errors.js";
 export { fileTokenStore, memoryTokenStore } from "./oauth/store.js";
 export type {
+  McpAssertionRequest,
   McpAuthConfig,
   McpAuthorizationRequest,
   McpAuthRecord,

@@ -36,6 +36,9 @@ export class StoreProvider implements OAuthClientProvider {
   private lastState: string | undefined;
   /** The issuer the SDK stamped on the pre-registered client (kept so later reads carry it). */
   private stampedIssuer: string | undefined;
+  /** What discovery found, for a `jwt_bearer` assertion (saved by the SDK's flow). */
+  private resource: string | undefined;
+  private authorizationServer: string | undefined;
   /** The DPoP key of this process (`auth.dpop`), made on first use. */
   private dpopSession: Promise<DpopSession> | undefined;
   /** A pre-registered client with a private key signs its token requests (private_key_jwt). */
@@ -195,6 +198,14 @@ export class StoreProvider implements OAuthClientProvider {
     return this.verifier;
   }
 
+  saveResourceUrl(resource: string): void {
+    this.resource = resource;
+  }
+
+  saveAuthorizationServerUrl(issuer: string): void {
+    this.authorizationServer = issuer;
+  }
+
   saveDiscoveryState(state: OAuthDiscoveryState): void {
     this.discovery = state;
   }
@@ -230,7 +241,13 @@ export class StoreProvider implements OAuthClientProvider {
     if (!this.machine) return undefined;
     const params = new URLSearchParams({ grant_type: "client_credentials" });
     if (this.config.grant === "jwt_bearer") {
-      const assertion = (await this.options.assertion?.(this.server)) ?? this.config.assertion;
+      const assertion =
+        (await this.options.assertion?.({
+          server: this.server,
+          authorizationServer: this.authorizationServer,
+          resource: this.resource,
+          scope: scope === "" ? undefined : scope,
+        })) ?? this.config.assertion;
       if (assertion === undefined || assertion === "") {
         throw new McpAuthorizationError(
           `the MCP server "${this.server}" uses the jwt_bearer grant but has no assertion (auth.assertion or oauth.assertion)`,

@@ -66,6 +66,18 @@ export interface McpAuthorizationRequest {
   signal: AbortSignal;
 }
 
+/** What the host's `assertion` learns: the server, and its authorization server and resource. */
+export interface McpAssertionRequest {
+  /** The server's config name. */
+  server: string;
+  /** The authorization server the JWT is for (its issuer URL): the audience of an ID-JAG. */
+  authorizationServer: string | undefined;
+  /** The server's resource identifier (from its protected resource metadata). */
+  resource: string | undefined;
+  /** The scope asked for, if any. */
+  scope: string | undefined;
+}
+
 /** The host's side of OAuth: how a person is sent to approve, and where tokens are kept. */
 export interface McpOAuthOptions {
   /**
@@ -86,8 +98,10 @@ export interface McpOAuthOptions {
   /** How long a person may take to approve, in ms. Default 600000 (10 minutes). */
   authorizeTimeoutMs?: number;
   /**
-   * A fresh workload JWT for a `jwt_bearer` server, asked at each token request (platform
-   * tokens are short-lived); without it the entry's `assertion` is used.
+   * A fresh JWT for a `jwt_bearer` server, asked at each token request: a workload's platform
+   * token, or an enterprise identity provider's grant for this server (ID-JAG: exchange the
+   * person's ID token with `requestJwtAuthorizationGrant` of `@modelcontextprotocol/client`).
+   * Without it the entry's `assertion` is used.
    */
-  assertion?: (server: string) => string | Promise<string>;
+  assertion?: (request: McpAssertionRequest) => string | Promise<string>;
 }
