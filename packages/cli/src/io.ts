@@ -15,14 +15,18 @@ export interface CliIo {
   signal?: AbortSignal;
 }
 
+/** Colours for a terminal only, and never when `NO_COLOR` is set to anything (no-color.org). */
+export function wantsColour(isTTY: boolean | undefined, noColor: string | undefined): boolean {
+  return isTTY === true && (noColor === undefined || noColor === "");
+}
+
 /** The io of the `toolnexus` process: its standard streams and environment. */
 export function processIo(signal?: AbortSignal): CliIo {
-  const noColor = process.env.NO_COLOR;
   const io: CliIo = {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     env: process.env,
-    color: process.stdout.isTTY === true && (noColor === undefined || noColor === ""),
+    color: wantsColour(process.stdout.isTTY, process.env.NO_COLOR),
   };
   if (signal !== undefined) io.signal = signal;
   return io;

@@ -1,6 +1,11 @@
 // runCli in process: colours, the no-store and unknown-command paths, and redaction of a
 // connection string held in the environment even before a store is opened.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sqliteStore } from "@toolnexus/store-sqlite";
 import { describe, expect, it } from "vitest";
+import { haltOnQuestion } from "../test/runs.js";
 import { EXIT } from "./exit-codes.js";
 import type { CliIo } from "./io.js";
 import { runCli } from "./run-cli.js";
@@ -49,5 +54,28 @@ describe("runCli", () => {
     expect(await runCli(["runs", "list", `--${url}`], io)).toBe(EXIT.usage);
     expect(io.err).not.toContain("Sup3r-Secret-9");
     expect(io.err).toContain("***");
+  });
+
+  it("paints states and headings only when colour is asked for", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "toolnexus-cli-colour-"));
+    try {
+      const path = join(dir, "runs.db");
+      const store = sqliteStore({ path });
+      await haltOnQuestion(store, { agent: "support", sessionId: "s1" });
+      store.close();
+      const plain = capture();
+      expect(await runCli(["runs", "list", "--store", path], plain)).toBe(EXIT.ok);
+      expect(plain.out).not.toContain("\u001b[");
+      const painted = { ...capture(), color: true };
+      let out = "";
+      painted.stdout = (text: string) => {
+        out += text;
+      };
+      expect(await runCli(["runs", "list", "--store", path], painted)).toBe(EXIT.ok);
+      expect(out).toContain("\u001b[33mwaiting");
+      expect(out).toContain("\u001b[1mRUN");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,8 +1,9 @@
 // Runs the built `toolnexus` bin as a child process and collects what it printed.
 import { type ChildProcess, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { inject } from "vitest";
 
-export const BIN = fileURLToPath(new URL("../test-output/build/bin.js", import.meta.url));
+/** The bin built for this test run (test/build-bin.ts). */
+export const BIN = inject("cliBin");
 
 export interface Finished {
   code: number | null;
