@@ -236,6 +236,15 @@ describe("toolnexus over a SQLite file", () => {
     expect(again.code, again.stderr).toBe(5);
   });
 
+  it("stops following on Ctrl-C with exit code 130", async () => {
+    const follow = start(["runs", "follow", approval.runId, "--store", path]);
+    await follow.printed("suspended");
+    follow.child.kill("SIGINT");
+    const end = await follow.done;
+    expect(end.code, end.stderr).toBe(130);
+    expect(end.stdout).toContain("Deploy web to production?");
+  });
+
   it("declines an approval with a reason, and cancels a run", async () => {
     const declined = await toolnexus([
       "answer",
