@@ -4,7 +4,7 @@
 // read from the run's waiting event, and the workflow continues to its end.
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { createClient } from "@toolnexus/client";
-import { answer, registerAgent, WAITING_EVENT, waitingRequests } from "@toolnexus/dbos";
+import { answer, registerAgent, waitingRequests } from "@toolnexus/dbos";
 import {
   ASK_PROMPT,
   benchModel,
@@ -38,11 +38,7 @@ export async function dbosEngine(url) {
     async cycle() {
       const run = await agent.start(ASK_PROMPT, { runId: runId() });
       const id = run.runId;
-      let waiting = await waitingRequests(DBOS, id);
-      while (waiting.length === 0) {
-        await DBOS.getEvent(id, WAITING_EVENT, 10);
-        waiting = await waitingRequests(DBOS, id);
-      }
+      const waiting = await waitingRequests(DBOS, id, { waitSeconds: 30 });
       await answer(DBOS, id, { id: waiting[0].request.id, ok: true, data: { token: id } });
       const done = await run.result();
       if (done.text !== finalOf(ASK_PROMPT, `approved ${id}`)) {

@@ -46,12 +46,37 @@ export interface DbosAnswerReceipt {
   waiting: boolean;
 }
 
-/** The requests run `runId` waits for now (none when it waits for nothing or does not exist). */
+/** How long to wait for a run's questions (`waitingRequests`). */
+export interface WaitingOptions {
+  /** Wait up to this long for the run to ask (default 0: read once). */
+  waitSeconds?: number;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The requests run `runId` waits for now: none when it waits for nothing or does not exist.
+ * With `waitSeconds`, waits until it asks, up to that long.
+ */
 export async function waitingRequests(
   via: DbosMessenger,
   runId: string,
+  options: WaitingOptions = {},
 ): Promise<AwaitedRequest[]> {
-  return (await via.getEvent<AwaitedRequest[]>(runId, WAITING_EVENT, 0)) ?? [];
+  const until = Date.now() + Math.max(0, options.waitSeconds ?? 0) * 1000;
+  for (;;) {
+    const requests = (await via.getEvent<AwaitedRequest[]>(runId, WAITING_EVENT, 0)) ?? [];
+    const left = until - Date.now();
+    if (requests.length > 0 || left <= 0) return requests;
+    // DBOS's getEvent waits for the event to exist; once it does (an empty list between two
+    // questions), read it again after a short pause.
+    const existed = await via.getEvent<AwaitedRequest[]>(
+      runId,
+      WAITING_EVENT,
+      Math.min(left, 1000) / 1000,
+    );
+    if (existed !== null) await pause(Math.min(left, 25));
+  }
 }
 
 /**

@@ -13,6 +13,7 @@ export {
   type DbosAnswerReceipt,
   type DbosMessenger,
   MAX_ANSWER_CHARS,
+  type WaitingOptions,
   waitingRequests,
 } from "./answer.js";
 export { dbosDurability } from "./durability.js";

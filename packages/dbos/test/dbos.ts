@@ -4,7 +4,7 @@
 import { DBOS, DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { AwaitedRequest } from "@toolnexus/core";
 import { inject } from "vitest";
-import { type DbosMessenger, WAITING_EVENT, waitingRequests } from "../src/index.js";
+import { type DbosMessenger, waitingRequests } from "../src/index.js";
 
 /** A system database URL on the test cluster that no other test uses. */
 export function freshDatabase(prefix: string): string {
@@ -29,15 +29,16 @@ export function dbosClient(url: string, name = "toolnexus-tests"): Promise<DBOSC
   return DBOSClient.create({ systemDatabaseUrl: url, applicationName: name });
 }
 
-/** Resolves once run `runId` waits for `count` requests (getEvent waits until the event is set). */
+/** Resolves once run `runId` waits for `count` requests. */
 export async function waitingFor(
   via: DbosMessenger,
   runId: string,
   count = 1,
 ): Promise<AwaitedRequest[]> {
   for (;;) {
-    const requests = await waitingRequests(via, runId);
+    const requests = await waitingRequests(via, runId, { waitSeconds: 60 });
     if (requests.length >= count) return requests;
-    await via.getEvent(runId, WAITING_EVENT, 1);
+    // Some of its questions are asked: the rest come with the next turn's calls.
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
