@@ -746,6 +746,21 @@ export function runStoreContract(name: string, open: () => Awaitable<OpenedStore
         expect((await claim("run_1")).checkpoint.messages[1]).toEqual(assistant);
       });
 
+      it("keeps a pending call's tool and schema fingerprint (what a redeploy is checked against)", async () => {
+        // A continuation after a redeploy compares them with the tool registered then: a store
+        // that dropped `schema` would let a changed tool run with arguments of its old schema.
+        const checkpoint = sampleCheckpoint({ pending: ["r1"] });
+        checkpoint.pending[0]!.schema = "0123456789abcdef";
+        await store.halt(checkpoint);
+        const stored = (await store.getRun("run_1"))?.checkpoint?.pending[0];
+        expect(stored).toMatchObject({
+          tool: checkpoint.pending[0]!.tool,
+          schema: "0123456789abcdef",
+        });
+        await store.answer({ id: "r1", ok: true });
+        expect((await claim("run_1")).checkpoint.pending[0]?.schema).toBe("0123456789abcdef");
+      });
+
       it("a step that no longer lists a pending request keeps that request's answer unapplied", async () => {
         // The client refuses to continue such a run (a damaged or edited row) by reading the
         // request's state: the step must neither apply nor drop the recorded answer.
