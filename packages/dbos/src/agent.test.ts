@@ -5,7 +5,14 @@ import { createClient, inProcessModel } from "@toolnexus/client";
 import { type Message, pending, type Tool } from "@toolnexus/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, launchDbos, waitingFor } from "../test/dbos.js";
-import { answer, listWaiting, registerAgent, waitingRequests } from "./index.js";
+import {
+  answer,
+  dbosDurability,
+  listWaiting,
+  MAX_ANSWER_CHARS,
+  registerAgent,
+  waitingRequests,
+} from "./index.js";
 
 const attempts: Record<string, number[]> = {};
 
@@ -117,6 +124,35 @@ describe("a run as a DBOS workflow", () => {
     // The loop feeds a declined or expired answer back without running the tool again.
     expect(result.text).toBe("declined/expired: Which token?");
     expect(attempts["expiring/c1"]).toEqual([1]);
+  });
+
+  it("checks an answer against the request it answers with `check`, and caps its size", async () => {
+    await agent.start("ask", { runId: "checked" });
+    await waitingFor(DBOS, "checked");
+    const check = (request: { data?: Record<string, unknown> }, given: { data?: unknown }) => {
+      const token = (given.data as { token?: unknown } | undefined)?.token;
+      if (request.data?.schema !== undefined && typeof token !== "string") {
+        throw new TypeError("token must be a string");
+      }
+    };
+    await expect(
+      answer(DBOS, "checked", { id: "checked/c1", ok: true, data: { token: 7 } }, { check }),
+    ).rejects.toThrow("token must be a string");
+    await expect(
+      answer(DBOS, "checked", {
+        id: "checked/c1",
+        ok: true,
+        data: { token: "x".repeat(MAX_ANSWER_CHARS) },
+      }),
+    ).rejects.toMatchObject({ code: "answer_too_large" });
+    await answer(DBOS, "checked", { id: "checked/c1", ok: true, data: { token: "ok" } }, { check });
+    expect((await agent.result("checked", { pollingIntervalMs: 50 })).text).toBe(
+      "applied ok in undefined",
+    );
+  });
+
+  it("makes a Durability only inside a workflow", () => {
+    expect(() => dbosDurability()).toThrow(/inside a DBOS workflow/);
   });
 
   it("refuses what is not an answer, and a run that does not exist", async () => {
