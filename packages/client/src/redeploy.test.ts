@@ -268,3 +268,47 @@ describe("a worker of the new release", () => {
     expect(done.messages.at(-2)?.content).toBe("deployed prod, signed by ops");
   });
 });
+
+describe("continuing a failed run by id", () => {
+  it("applies the answers recorded before it failed; a request left unanswered resolves as expired", async () => {
+    const store = memoryRunStore();
+    const ran: Ran = [];
+    const twoCalls = [
+      {
+        toolCalls: [
+          { id: "c1", name: "deploy", arguments: { env: "prod" } },
+          { id: "c2", name: "deploy", arguments: { env: "staging" } },
+        ],
+      },
+      { content: "shipped" },
+    ];
+    const first = createClient({
+      model: scriptedModel(twoCalls),
+      tools: [build1(ran)],
+      runs: store,
+    });
+    const halted = await first.run("ship both");
+    if (halted.status !== "pending") throw new Error("expected a halt");
+    expect(halted.pendings).toHaveLength(2);
+    await first.answer({ id: halted.pendings[0]!.id, ok: true, data: { by: "ops" } });
+    // A worker of a release without the old schema's migration gave up on it.
+    const claimed = await store.claim({ owner: "w", leaseMs: 60_000, runId: halted.runId });
+    const error = { code: "tool_changed", message: "schema changed", at: new Date().toISOString() };
+    await store.finish(claimed!.lease, { state: "failed", error });
+    expect((await store.getRun(halted.runId))?.requests.map((r) => r.state)).toEqual([
+      "applied",
+      "applied",
+    ]);
+
+    const fixed = createClient({
+      model: scriptedModel(twoCalls.slice(1)),
+      tools: [build2(ran, { migrate: migrateEnv() })],
+      runs: store,
+    });
+    const done = await fixed.continueRun(halted.runId);
+    expect(done.status).toBe("done");
+    expect(ran).toEqual([{ name: "deploy", args: { target: "prod", dryRun: false } }]);
+    const results = done.messages.filter((m) => m.role === "tool").map((m) => m.content);
+    expect(results).toEqual(["deployed prod, signed by ops", "declined/expired: Who signs off?"]);
+  });
+});

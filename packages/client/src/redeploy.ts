@@ -15,6 +15,7 @@ import {
 } from "@toolnexus/core";
 import type { ResolvedConfig } from "./config.js";
 import { schemaFingerprint } from "./fingerprint.js";
+import { expiryAnswer } from "./suspension.js";
 
 /** What a pending call runs on now: the tool (maybe renamed) and its (maybe migrated) arguments. */
 export interface ResolvedCall {
@@ -106,17 +107,18 @@ export function carryOver(call: ToolCall, resolved: ResolvedCall, waiting: Pendi
  * Continuing a `failed` run (by id, after a deploy that fixed what failed it) whose checkpoint
  * still waits on calls: ending it `failed` closed its requests without running their calls
  * (and dropped its journal), so the answers recorded before are applied now, and a request that
- * had none resolves as expired (nobody can answer a closed request). A call that had run with
+ * had none resolves as if it expired (its `onExpiry`, else declined: nobody can answer a closed
+ * request). A call that had run with
  * its answer before the failure runs again: at least once, as after a takeover.
  */
 export function reopened(claimed: ClaimedRun, requests: readonly RequestInfo[]): ClaimedRun {
   if (claimed.reason !== "failed" || claimed.checkpoint.pending.length === 0) return claimed;
   const answers: Answer[] = [...claimed.answers];
   const given = new Set(answers.map((answer) => answer.id));
-  for (const { request } of claimed.checkpoint.pending) {
+  for (const { request, waitRules } of claimed.checkpoint.pending) {
     if (given.has(request.id)) continue;
     const recorded = requests.find((info) => info.request.id === request.id)?.answer;
-    answers.push(recorded ?? { id: request.id, ok: false, reason: "expired" });
+    answers.push(recorded ?? expiryAnswer(request.id, waitRules));
   }
   return { ...claimed, answers };
 }
