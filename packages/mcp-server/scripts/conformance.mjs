@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the MCP conformance suite's server scenarios (@modelcontextprotocol/conformance, pinned;
-// every scenario of the suite, at 2025-11-25 and at 2026-07-28) against
+// every scenario of the suite at 2025-11-25 and at 2026-07-28, and the Tasks extension's) against
 // src/fixtures/conformance-server.ts, this package serving toolnexus tools over HTTP on
 // 127.0.0.1. Failures listed in conformance-baseline.yml (with why) are expected; any other
 // failure, or a listed one that now passes, fails the run. The suite needs Node >= 22: give its
@@ -38,6 +38,19 @@ function findNode22() {
 const node22 = findNode22();
 const cli = join(here, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
 
+const TASK_SCENARIOS = [
+  "tasks-lifecycle",
+  "tasks-capability-negotiation",
+  "tasks-wire-fields",
+  "tasks-request-state-removal",
+  "tasks-mrtr-input",
+  "tasks-request-headers",
+  "tasks-dispatch-and-envelope",
+  "tasks-status-notifications",
+  "tasks-required-task-error",
+  "tasks-mrtr-composition",
+];
+
 const server = spawn(
   process.execPath,
   ["--import", "tsx", join(here, "src", "fixtures", "conformance-server.ts")],
@@ -50,27 +63,25 @@ try {
     server.once("exit", (code) => reject(new Error(`the server exited (${code})`)));
   });
   const { url } = JSON.parse(line);
-  for (const version of ["2025-11-25", "2026-07-28"]) {
-    const out = spawnSync(
-      node22,
-      [
-        cli,
-        "server",
-        "--url",
-        url,
-        "--suite",
-        "all",
-        "--spec-version",
-        version,
-        "--expected-failures",
-        join(here, "scripts", "conformance-baseline.yml"),
-      ],
-      { cwd: here, encoding: "utf8", timeout: 600_000 },
-    );
+  const baseline = ["--expected-failures", join(here, "scripts", "conformance-baseline.yml")];
+  // Every scenario at each version, then the Tasks extension's scenarios (run by name).
+  const runs = [
+    ["2025-11-25", ["--suite", "all", "--spec-version", "2025-11-25"]],
+    ["2026-07-28", ["--suite", "all", "--spec-version", "2026-07-28"]],
+    ...TASK_SCENARIOS.map((scenario) => [scenario, ["--scenario", scenario]]),
+  ];
+  for (const [version, args] of runs) {
+    const out = spawnSync(node22, [cli, "server", "--url", url, ...args, ...baseline], {
+      cwd: here,
+      encoding: "utf8",
+      timeout: 600_000,
+    });
     const text = `${out.stdout}\n${out.stderr}`;
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the suite colours its output.
     const plain = text.replace(/\u001b\[[0-9;]*m/g, "");
-    const summary = plain.slice(plain.indexOf("=== SUMMARY"));
+    const at = plain.indexOf("=== SUMMARY");
+    const summary =
+      at >= 0 ? plain.slice(at) : (plain.match(/^Passed:.*$/m)?.[0] ?? plain.slice(-2000));
     console.log(`--- ${version}\n${summary.trim()}`);
     if (out.status !== 0) failed = true;
   }

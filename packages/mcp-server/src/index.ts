@@ -5,4 +5,4 @@ export type { McpHttpOptions } from "./http-options.js";
 export type { McpCaller, McpCallInfo, McpServeOptions } from "./options.js";
 export { mcpServerFactory } from "./server.js";
 export { type McpStdioHandle, type McpStdioOptions, serveMcpStdio } from "./stdio.js";
-export { type McpTaskOptions, TASKS_EXTENSION } from "./tasks.js";
+export { TASKS_EXTENSION } from "./tasks.js";

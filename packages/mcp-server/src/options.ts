@@ -1,6 +1,5 @@
 // What a served toolkit is configured with, and every size limit with its default.
 import type { RunStore, Tool } from "@toolnexus/core";
-import type { McpTaskOptions } from "./tasks.js";
 
 /** One finished inbound `tools/call`, for logs and metrics (never its arguments). */
 export interface McpCallInfo {
@@ -72,6 +71,20 @@ export interface McpServeOptions {
    * answers at once with a task the client polls. Tasks live in the process that started them.
    */
   tasks?: McpTaskOptions;
+}
+
+/** Which tools run as Tasks, and the limits of the task table. */
+export interface McpTaskOptions {
+  /** The tools that answer with a task when the client supports Tasks. */
+  tools: readonly string[];
+  /** Most tasks kept at a time (running or ended, not yet forgotten). Default 1 000. */
+  maxTasks?: number;
+  /** How long an ended task's result is kept, in ms. Default 1 hour. */
+  ttlMs?: number;
+  /** A task's time budget, in ms, when its tool sets none. Default 1 hour. */
+  timeoutMs?: number;
+  /** How often a client is told to poll, in ms. Default 1 000. */
+  pollIntervalMs?: number;
 }
 
 export const DEFAULTS = {

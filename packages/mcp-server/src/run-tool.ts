@@ -8,6 +8,7 @@ import {
   type Tool,
   type ToolContext,
   type ToolResult,
+  thrownError,
 } from "@toolnexus/core";
 import type { McpCaller } from "./options.js";
 
@@ -81,7 +82,8 @@ export async function runTool(
     return outcome;
   } catch (thrown) {
     if (signal.aborted) return stoppedResult(tool, timer.signal.aborted, execution.budgetMs);
-    return error(`${tool.name} failed: ${messageOf(thrown)}`);
+    // Marked as thrown (core's `thrownOf`): a Task reports it as failed, not as a tool's error.
+    return thrownError(thrown, `${tool.name} failed: ${messageOf(thrown)}`);
   } finally {
     clearTimeout(budget);
     if (onAbort !== undefined) signal.removeEventListener("abort", onAbort);

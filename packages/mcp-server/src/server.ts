@@ -12,6 +12,7 @@ import {
   inputResponse,
   McpServer,
   type McpServerFactory,
+  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
   type ServerContext,
@@ -84,19 +85,32 @@ const byTask = fromJsonSchema<{ taskId: string }>({
 /** The Tasks extension's requests, for the tasks of `table`. */
 function serveTasks(server: McpServer, table: TaskTable): void {
   const unknown = () => new ProtocolError(ProtocolErrorCode.InvalidParams, "unknown task");
+  // A client that did not declare the extension has no tasks to ask about (-32021).
+  const negotiated = (ctx: ServerContext) => {
+    const capabilities = clientCapabilities(ctx, server);
+    const extensions = isObject(capabilities) ? capabilities.extensions : undefined;
+    if (isObject(extensions) && extensions[TASKS_EXTENSION] !== undefined) return;
+    throw new MissingRequiredClientCapabilityError(
+      { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      "tasks need the client to declare the tasks extension",
+    );
+  };
   const low = server.server;
   low.setRequestHandler("tasks/get", { params: byTask }, async ({ taskId }, ctx) => {
+    negotiated(ctx);
     const view = table.get(String(taskId), callerOf(ctx, server).clientId ?? "");
     if (view === undefined) throw unknown();
     return { resultType: "complete", ...view } as never;
   });
   low.setRequestHandler("tasks/update", { params: byTask }, async ({ taskId }, ctx) => {
+    negotiated(ctx);
     const caller = callerOf(ctx, server);
     const reply = (key: string) => inputResponse(ctx.mcpReq.inputResponses, key) as ElicitReply;
     if (!table.update(String(taskId), caller.clientId ?? "", reply, caller)) throw unknown();
     return { resultType: "complete" } as never;
   });
   low.setRequestHandler("tasks/cancel", { params: byTask }, async ({ taskId }, ctx) => {
+    negotiated(ctx);
     if (!table.cancel(String(taskId), callerOf(ctx, server).clientId ?? "")) throw unknown();
     return { resultType: "complete" } as never;
   });

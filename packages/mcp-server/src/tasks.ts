@@ -13,25 +13,13 @@ import {
   type Scrubber,
   type Tool,
   type ToolResult,
+  thrownOf,
 } from "@toolnexus/core";
 import { type ElicitReply, toAnswer, toElicitation } from "./elicitation.js";
+import type { McpTaskOptions } from "./options.js";
 import { type CallChannel, runTool } from "./run-tool.js";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-
-/** Which tools run as Tasks, and the limits of the task table. */
-export interface McpTaskOptions {
-  /** The tools that answer with a task when the client supports Tasks. */
-  tools: readonly string[];
-  /** Most tasks kept at a time (running or ended, not yet forgotten). Default 1 000. */
-  maxTasks?: number;
-  /** How long an ended task's result is kept, in ms. Default 1 hour. */
-  ttlMs?: number;
-  /** A task's time budget, in ms, when its tool sets none. Default 1 hour. */
-  timeoutMs?: number;
-  /** How often a client is told to poll, in ms. Default 1 000. */
-  pollIntervalMs?: number;
-}
 
 type Status = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
@@ -44,6 +32,8 @@ interface Task {
   lastUpdatedAt: string;
   endedAt?: number;
   result?: ToolResult;
+  /** With `failed`: the tool threw (an internal failure, not an error it reported). */
+  failure?: string;
   /** While `input_required`: the question and what the tool wants back. */
   asking?: { request: Request; state?: unknown; round: number };
   stop: AbortController;
@@ -124,6 +114,10 @@ export class TaskTable {
       { signal: task.stop.signal, caller },
       { callId: task.taskId, answer, resumeState: state, budgetMs },
     );
+    if (thrownOf(result) !== undefined && !task.stop.signal.aborted) {
+      this.set(task, { status: "failed", failure: result.output, asking: undefined });
+      return;
+    }
     const request = pendingOf(result);
     if (request === undefined) {
       this.set(task, { status: "completed", result, asking: undefined });
@@ -209,6 +203,9 @@ export class TaskTable {
     if (task.statusMessage !== undefined) view.statusMessage = task.statusMessage;
     if (task.status === "completed" && task.result !== undefined)
       view.result = this.toResult(task.result);
+    if (task.status === "failed") {
+      view.error = { code: -32603, message: this.scrub.text(task.failure ?? "the task failed") };
+    }
     if (task.status === "input_required" && task.asking !== undefined) {
       const e = toElicitation(this.scrub.deep(task.asking.request));
       view.inputRequests = {
