@@ -43,7 +43,10 @@ export async function continueFrom(run: Run, claimed: ClaimedRun): Promise<RunRe
     // The turn was in flight: its unjournaled calls run again, one attempt further on.
     for (const call of last.toolCalls) {
       if (journaled.has(call.id)) continue;
-      if (call.argsError === undefined) toolFor(run.config, run.runId, call.id, call.name);
+      if (call.argsError === undefined) {
+        // A tool renamed since (`previousNames`): the call runs, and reads, under its new name.
+        call.name = toolFor(run.config, run.runId, call.id, call.name).name;
+      }
       run.attempts.set(callIdOf(call), since + 1);
     }
     const halted = await settleTurn(run, last, journaled);

@@ -14,16 +14,19 @@ import {
 } from "@toolnexus/core";
 import type { ResolvedConfig } from "./config.js";
 import { fingerprint } from "./fingerprint.js";
-import { type ResolvedCall, resolvePending } from "./redeploy.js";
+import { type ResolvedCall, renamedTo, resolvePending } from "./redeploy.js";
 
-/** The registered tool a stored call needs; a worker without it must not touch the run. */
+/**
+ * The registered tool a stored call needs (or the one that lists its name in `previousNames`);
+ * a worker without it must not touch the run.
+ */
 export function toolFor(
   config: ResolvedConfig,
   runId: string,
   requestOrCall: string,
   name: string,
 ): Tool {
-  const tool = config.tools.get(name);
+  const tool = config.tools.get(name) ?? renamedTo(config, name);
   if (tool === undefined) {
     throw new CheckpointError(
       requestOrCall,

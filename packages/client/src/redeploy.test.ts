@@ -1,7 +1,10 @@
 // Redeploys in one process (two clients on one store stand for two releases); the same across
 // two processes on a SQLite file is in packages/store-sqlite/test/redeploy-processes.test.ts.
 import {
+  CHECKPOINT_VERSION,
+  type Checkpoint,
   CheckpointError,
+  emptyUsage,
   type Message,
   pending,
   type RunStore,
@@ -266,6 +269,45 @@ describe("a worker of the new release", () => {
     expect(done.status).toBe("done");
     expect(ran).toEqual([{ name: "deploy", args: { target: "prod", dryRun: false } }]);
     expect(done.messages.at(-2)?.content).toBe("deployed prod, signed by ops");
+  });
+});
+
+describe("a call in flight when its worker stopped", () => {
+  it("runs again under the tool's new name when the tool lists the old one in previousNames", async () => {
+    const store = memoryRunStore();
+    // Release 1's worker had started `status_v1` when it gave the run back.
+    const checkpoint: Checkpoint = {
+      version: CHECKPOINT_VERSION,
+      runId: "run_in_flight",
+      createdAt: new Date().toISOString(),
+      messages: [
+        { role: "user", content: "how is prod?" },
+        {
+          role: "assistant",
+          id: "m1",
+          content: "",
+          toolCalls: [{ id: "c1", name: "status_v1", args: {}, rawArgs: "{}" }],
+        },
+      ],
+      pending: [],
+      turns: 1,
+      usage: emptyUsage(),
+    };
+    await store.release(await store.start(checkpoint, "release-1-worker", 60_000));
+    const status = nativeTool({
+      name: "status",
+      description: "Reports status",
+      previousNames: ["status_v1"],
+      run: () => "all green",
+    });
+    const done = await createClient({
+      model: scriptedModel([{ content: "prod is fine" }]),
+      tools: [status],
+      runs: store,
+    }).continueRun("run_in_flight");
+    expect(done.status).toBe("done");
+    expect(toolCallsOf(done.messages).map((call) => call.name)).toEqual(["status"]);
+    expect(done.messages[2]).toMatchObject({ role: "tool", callId: "c1", content: "all green" });
   });
 });
 

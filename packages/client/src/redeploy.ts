@@ -24,7 +24,7 @@ export interface ResolvedCall {
 }
 
 /** The registered tool that had this name in an earlier release, in registration order. */
-function renamedTo(config: ResolvedConfig, name: string): Tool | undefined {
+export function renamedTo(config: ResolvedConfig, name: string): Tool | undefined {
   for (const tool of config.tools.values()) {
     if (tool.previousNames?.includes(name)) return tool;
   }
