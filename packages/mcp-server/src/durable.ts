@@ -2,6 +2,7 @@
 // that shares the store, records the answer, takes the run's lease and continues the call.
 import {
   type Answer,
+  AnswerConflictError,
   CHECKPOINT_VERSION,
   type Checkpoint,
   emptyUsage,
@@ -114,8 +115,12 @@ export class DurableRounds {
   async take(runId: string, answer: Answer, leaseMs: number, by?: string): Promise<Taken> {
     try {
       await this.store.answer(answer, by === undefined ? {} : { by });
-    } catch {
-      // Answered before (a retried round) or past its deadline: the claim tells which answer holds.
+    } catch (thrown) {
+      // Answered before (a retried round) or past its deadline: the claim tells which answer
+      // holds. Any other refusal (malformed data, an unknown request) stops the round.
+      if (!(thrown instanceof AnswerConflictError)) {
+        return { kind: "unavailable", why: "its answer could not be recorded" };
+      }
     }
     const claimed = await this.store.claim({ owner: this.owner, leaseMs, runId });
     if (claimed === undefined) {
@@ -127,9 +132,11 @@ export class DurableRounds {
       await this.store.release(claimed.lease);
       return { kind: "unavailable", why: "it holds no question" };
     }
+    // The recorded answer wins over this round's (an earlier round's answer is the one kept).
+    const expired: Answer = { id: p.request.id, ok: false, reason: "expired" };
     const recorded =
       claimed.answers.find((a) => a.id === p.request.id) ??
-      ({ id: p.request.id, ok: false, reason: "expired" } satisfies Answer);
+      (claimed.reason === "expired" ? expired : answer);
     return {
       kind: "continue",
       lease: claimed.lease,
