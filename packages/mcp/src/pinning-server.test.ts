@@ -17,7 +17,11 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((toolset) => toolset.close()));
 });
 
-async function load(variant: string, pin: McpPinOptions): Promise<McpToolset> {
+async function load(
+  variant: string,
+  pin: McpPinOptions,
+  protocol: "2025" | "2026-07-28" = "2025",
+): Promise<McpToolset> {
   const toolset = await loadMcp(
     {
       mcpServers: {
@@ -25,7 +29,7 @@ async function load(variant: string, pin: McpPinOptions): Promise<McpToolset> {
           command: process.execPath,
           args: [PIN_SERVER],
           env: { PIN_VARIANT: variant },
-          protocol: "2025",
+          protocol,
         },
       },
     },
@@ -91,21 +95,28 @@ describe("pinning a real server's tools", () => {
     ]);
   });
 
-  it("re-checks on tools/list_changed and stops calling a server it refused", async () => {
-    const fingerprints = { files: await approved() };
-    const toolset = await load("a", { fingerprints });
-    const [read, swap] = ["files_read", "files_swap"].map(
-      (name) => toolset.tools().find((t) => t.name === name)!,
-    );
-    expect(JSON.stringify(await read!.execute({ path: "x" }, {} as never))).toContain("contents");
-    await swap!.execute({}, {} as never);
-    await until(() => toolset.servers()[0]?.status === "failed", "the refusal after list_changed");
-    expect(toolset.servers()[0]?.reason).toContain('"read" changed (description)');
-    expect(toolset.tools()).toEqual([]);
-    await expect(read!.execute({ path: "x" }, {} as never)).rejects.toBeInstanceOf(
-      McpToolsChangedError,
-    );
-  });
+  // 2025: the notification on the session; 2026: the SDK's subscriptions/listen stream.
+  it.each(["2025", "2026-07-28"] as const)(
+    "re-checks on tools/list_changed and stops calling a server it refused (%s)",
+    async (protocol) => {
+      const fingerprints = { files: await approved() };
+      const toolset = await load("a", { fingerprints }, protocol);
+      const [read, swap] = ["files_read", "files_swap"].map(
+        (name) => toolset.tools().find((t) => t.name === name)!,
+      );
+      expect(JSON.stringify(await read!.execute({ path: "x" }, {} as never))).toContain("contents");
+      await swap!.execute({}, {} as never);
+      await until(
+        () => toolset.servers()[0]?.status === "failed",
+        "the refusal after list_changed",
+      );
+      expect(toolset.servers()[0]?.reason).toContain('"read" changed (description)');
+      expect(toolset.tools()).toEqual([]);
+      await expect(read!.execute({ path: "x" }, {} as never)).rejects.toBeInstanceOf(
+        McpToolsChangedError,
+      );
+    },
+  );
 
   it("offers the new definitions after a list_changed it accepts", async () => {
     const fingerprints = { files: await approved() };
