@@ -357,3 +357,60 @@ describe("approvals that run out of time", () => {
     });
   });
 });
+
+describe("decisions on record in the checkpoint", () => {
+  it("a halted run's getRun shows the decisions made so far; they survive the halt", async () => {
+    const runs = memoryRunStore();
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { id: "c1", name: "read_logs", arguments: { lines: 3 } },
+          { id: "c2", name: "deploy", arguments: { env: "production", version: "2.0" } },
+          { id: "c3", name: "deploy", arguments: { env: "staging", version: "2.0" } },
+        ],
+      },
+      {
+        toolCalls: [
+          { id: "c4", name: "explode", arguments: {} },
+          { id: "c5", name: "rotate_keys", arguments: {} },
+        ],
+      },
+      { content: "finished" },
+    ]);
+    const client = createClient({ model, tools, runs, policies });
+    const halted = await client.run("go", { requester: "alice" });
+    if (halted.status !== "pending") throw new Error("expected a halt");
+    const info = await runs.getRun(halted.runId);
+    expect(info?.checkpoint?.requester).toBe("alice");
+    expect(info?.checkpoint?.decisions).toEqual([
+      {
+        callId: "c1",
+        tool: "read_logs",
+        policy: "read-only",
+        decision: "allow",
+        by: "policy:read-only",
+      },
+      {
+        callId: "c3",
+        tool: "deploy",
+        policy: "environments",
+        decision: "allow",
+        by: "policy:environments",
+      },
+    ]);
+    // The approval comes in; the next turn denies one call and halts on another's own approval.
+    const again = await client.resume({ id: halted.pending.id, ok: true }, { by: "oncall-7" });
+    if (again.status !== "pending") throw new Error("expected a second halt");
+    const later = await runs.getRun(halted.runId);
+    expect(later?.checkpoint?.decisions?.map((d) => [d.callId, d.policy, d.decision])).toEqual([
+      ["c1", "read-only", "allow"],
+      ["c3", "environments", "allow"],
+      ["c2", "environments", "ask"],
+      ["c4", "broken", "deny"],
+    ]);
+    expect(later?.checkpoint?.decisions?.[2]?.approvedBy).toEqual(["oncall-7"]);
+    expect(later?.checkpoint?.decisions?.[3]?.reason).toBe("the policy failed");
+    const done = await client.resume({ id: again.pending.id, ok: true }, { by: "oncall-7" });
+    expect(done.status).toBe("done");
+  });
+});

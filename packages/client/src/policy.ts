@@ -4,7 +4,9 @@
 import {
   type ApprovalInfo,
   approvalOf,
+  callIdOf,
   MAX_ACTOR_CHARS,
+  type PolicyDecisionRecord,
   type Request,
   randomId,
   type Tool,
@@ -78,6 +80,20 @@ export interface PolicyRecord {
   reason?: string;
   /** For `ask`: who approved, in order. */
   approvedBy?: string[];
+}
+
+/** A decision as the run's checkpoint keeps it (`Checkpoint.decisions`). */
+export function decisionOf(call: ToolCall, tool: Tool, record: PolicyRecord): PolicyDecisionRecord {
+  const kept: PolicyDecisionRecord = {
+    callId: callIdOf(call),
+    tool: tool.name,
+    policy: record.name,
+    decision: record.decision,
+    by: record.by,
+  };
+  if (record.reason !== undefined) kept.reason = record.reason;
+  if (record.approvedBy !== undefined) kept.approvedBy = [...record.approvedBy];
+  return kept;
 }
 
 /** The `by` a policy's own decision is recorded with. */

@@ -9,8 +9,10 @@ import {
   callIdOf,
   copyWireData,
   emptyUsage,
+  MAX_POLICY_DECISIONS,
   type Message,
   type PendingCall,
+  type PolicyDecisionRecord,
   type StopReason,
   type ToolCall,
   type ToolContext,
@@ -38,6 +40,8 @@ export interface RunStart {
   conversation: boolean;
   /** Who started the run (`RunOptions.requester`), kept in its checkpoint. */
   requester?: string;
+  /** The policies' decisions so far (a restored run's, from its checkpoint). */
+  decisions?: PolicyDecisionRecord[];
   /** ISO time the run started; a fresh run reads its clock only when it is checkpointed. */
   createdAt?: string;
   /** Why the model stopped on the last turn of `messages`, when a checkpoint recorded it. */
@@ -62,6 +66,8 @@ export class Run {
   readonly conversation: boolean;
   /** Who started the run: approval policies see it, and it may not approve its own calls. */
   readonly requester: string | undefined;
+  /** The approval policies' decisions on this run's calls, kept in its checkpoint. */
+  readonly decisions: PolicyDecisionRecord[];
   readonly records: ToolCallRecord[] = [];
   readonly clock: RunClock;
   /** Set when a call was stopped by the run's own deadline (timers may fire a hair early). */
@@ -108,6 +114,7 @@ export class Run {
     this.runExtra = start.runExtra;
     this.conversation = start.conversation;
     this.requester = start.requester;
+    this.decisions = start.decisions ?? [];
     this.createdAt = start.createdAt;
     this.stopReason = start.stopReason;
     this.finishReason = start.finishReason;
@@ -233,6 +240,9 @@ export class Run {
     }
     if (this.conversation) checkpoint.conversation = true;
     if (this.requester !== undefined) checkpoint.requester = this.requester;
+    if (this.decisions.length > 0) {
+      checkpoint.decisions = this.decisions.slice(-MAX_POLICY_DECISIONS);
+    }
     const carrier = this.trace?.carrier();
     if (carrier !== undefined) checkpoint.trace = carrier;
     if (this.stopReason !== undefined) checkpoint.stopReason = this.stopReason;
@@ -272,6 +282,7 @@ export function restoredStart(checkpoint: Checkpoint): RunStart {
     conversation: checkpoint.conversation === true,
     createdAt: checkpoint.createdAt,
     ...(typeof checkpoint.requester === "string" ? { requester: checkpoint.requester } : {}),
+    ...(Array.isArray(checkpoint.decisions) ? { decisions: [...checkpoint.decisions] } : {}),
     ...(checkpoint.stopReason === undefined ? {} : { stopReason: checkpoint.stopReason }),
     ...(checkpoint.finishReason === undefined ? {} : { finishReason: checkpoint.finishReason }),
   };

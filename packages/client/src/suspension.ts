@@ -20,7 +20,7 @@ import { smallest } from "./budget.js";
 import { final, recordCall, type Settled } from "./call-outcome.js";
 import { messageOf } from "./errors.js";
 import { fingerprint, schemaFingerprint } from "./fingerprint.js";
-import { approvedRecord, nextApproval, withPolicy } from "./policy.js";
+import { approvedRecord, decisionOf, nextApproval, withPolicy } from "./policy.js";
 import type { Run } from "./run-state.js";
 import { type Attempt, attempt, CANCELLED, noRun } from "./tool-attempt.js";
 
@@ -274,7 +274,10 @@ export async function afterAnswer(
   const next = pendingOf(again.result);
   const approved = approval && answer.ok ? approvedRecord(request, by) : undefined;
   if (next === undefined) {
-    if (approved !== undefined) again = { ...again, result: withPolicy(again.result, approved) };
+    if (approved !== undefined) {
+      run.decisions.push(decisionOf(call, tool, approved));
+      again = { ...again, result: withPolicy(again.result, approved) };
+    }
     return final(run, call, tool, again.args, messageId, again);
   }
   // After an approval the tool ran for the first time, so its own question is a new suspension.

@@ -17,7 +17,9 @@ import {
   askRequest,
   type Decided,
   decide,
+  decisionOf,
   deniedResult,
+  type PolicyRecord,
   policyActor,
   withPolicy,
 } from "./policy.js";
@@ -148,6 +150,7 @@ async function settleDecided(
 ): Promise<Settled> {
   if (decision.decision === "deny") {
     const result = deniedResult(policy, decision.reason);
+    run.decisions.push(decisionOf(call, tool, result.metadata!.policy as PolicyRecord));
     return final(run, call, tool, call.args, messageId, noRun(result, call.args));
   }
   if (decision.decision === "ask") {
@@ -160,7 +163,8 @@ async function settleDecided(
   if (request !== undefined) {
     return suspend(run, call, tool, first.args, messageId, request, false, first);
   }
-  const record = { name: policy, decision: "allow" as const, by: policyActor(policy) };
+  const record: PolicyRecord = { name: policy, decision: "allow", by: policyActor(policy) };
+  run.decisions.push(decisionOf(call, tool, record));
   return final(run, call, tool, first.args, messageId, {
     ...first,
     result: withPolicy(first.result, record),

@@ -48,6 +48,24 @@ export interface PendingCall {
   waitRules?: WaitRules;
 }
 
+/** The most policy decisions a checkpoint keeps (the newest). */
+export const MAX_POLICY_DECISIONS = 100;
+
+/** One approval policy's decision on one call, as a checkpoint keeps it. */
+export interface PolicyDecisionRecord {
+  callId: string;
+  tool: string;
+  /** The policy's name. */
+  policy: string;
+  decision: "allow" | "deny" | "ask";
+  /** `policy:<name>`: the policy as who answered. */
+  by: string;
+  /** A deny's reason. */
+  reason?: string;
+  /** An ask's approvers, once the call ran. */
+  approvedBy?: string[];
+}
+
 /**
  * A durable run's state at its last step, as plain JSON: everything a fresh process needs to
  * continue it. The transcript ends either balanced (every tool call has a tool message, a
@@ -71,6 +89,11 @@ export interface Checkpoint {
   extra?: Record<string, unknown>;
   /** Who started the run (`RunOptions.requester`): approval policies see it, and it may not approve. */
   requester?: string;
+  /**
+   * The approval policies' decisions on this run's calls so far, oldest first (at most
+   * {@link MAX_POLICY_DECISIONS}, the newest kept), so a halted run's `getRun` shows them.
+   */
+  decisions?: PolicyDecisionRecord[];
   /** True when the run came from `client.ask`: the finished transcript is saved under `sessionId`. */
   conversation?: boolean;
   /**

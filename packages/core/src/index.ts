@@ -1,7 +1,17 @@
 export type { ApprovalInfo, ApprovalRefusal } from "./approval.js";
 export { ApprovalRefusedError, approvalOf, checkApprover } from "./approval.js";
-export type { Checkpoint, JournalEntry, PendingCall } from "./checkpoint.js";
-export { assertCheckpoint, assertJournalEntry, CHECKPOINT_VERSION } from "./checkpoint.js";
+export type {
+  Checkpoint,
+  JournalEntry,
+  PendingCall,
+  PolicyDecisionRecord,
+} from "./checkpoint.js";
+export {
+  assertCheckpoint,
+  assertJournalEntry,
+  CHECKPOINT_VERSION,
+  MAX_POLICY_DECISIONS,
+} from "./checkpoint.js";
 export type { ToolContext, ToolProgress } from "./context.js";
 export type { AwaitedRequest, Durability, DurableStep, DurableStepKind } from "./durability.js";
 export { expiredAnswer, modelStepKey, toolStepKey } from "./durability.js";
