@@ -19,6 +19,7 @@ import { createClient } from "./client.js";
 import { schemaFingerprint } from "./fingerprint.js";
 import { memoryRunStore } from "./memory-stores.js";
 import { scriptedModel } from "./testing.js";
+import type { RunResult } from "./types.js";
 
 /** What each build's tool received when it ran with an answer. */
 type Ran = { name: string; args: Record<string, unknown> }[];
@@ -352,5 +353,31 @@ describe("continuing a failed run by id", () => {
     expect(ran).toEqual([{ name: "deploy", args: { target: "prod", dryRun: false } }]);
     const results = done.messages.filter((m) => m.role === "tool").map((m) => m.content);
     expect(results).toEqual(["deployed prod, signed by ops", "declined/expired: Who signs off?"]);
+  });
+
+  it("after RunStore.retry, a worker of the fixed release continues it with the recorded answer", async () => {
+    const store = memoryRunStore();
+    const ran: Ran = [];
+    const halted = await haltedUnderBuild1(store, ran);
+    const claimed = await store.claim({ owner: "w", leaseMs: 60_000, runId: halted.runId });
+    const error = { code: "tool_changed", message: "schema changed", at: new Date().toISOString() };
+    await store.finish(claimed!.lease, { state: "failed", error });
+    expect(await store.retry(halted.runId)).toMatchObject({ state: "ready" });
+
+    const fixed = release2(store, build2(ran, { migrate: migrateEnv() }));
+    const controller = new AbortController();
+    let finished: RunResult | undefined;
+    await fixed.work({
+      signal: controller.signal,
+      pollMs: 10,
+      onResult: (result) => {
+        finished = result;
+        controller.abort();
+      },
+      onError: () => controller.abort(),
+    });
+    expect(finished?.status).toBe("done");
+    expect(ran).toEqual([{ name: "deploy", args: { target: "prod", dryRun: false } }]);
+    expect(finished?.messages.at(-2)?.content).toBe("deployed prod, signed by ops");
   });
 });

@@ -104,21 +104,26 @@ export function carryOver(call: ToolCall, resolved: ResolvedCall, waiting: Pendi
 }
 
 /**
- * Continuing a `failed` run (by id, after a deploy that fixed what failed it) whose checkpoint
- * still waits on calls: ending it `failed` closed its requests without running their calls
- * (and dropped its journal), so the answers recorded before are applied now, and a request that
- * had none resolves as if it expired (its `onExpiry`, else declined: nobody can answer a closed
- * request). A call that had run with
- * its answer before the failure runs again: at least once, as after a takeover.
+ * Continuing a run that failed while halted (by id, or after `RunStore.retry`, once a deploy
+ * fixed what failed it): ending it `failed` closed its requests (`applied`) without running
+ * their calls and dropped its journal. A pending call whose request is `applied` but not
+ * journaled is such a call: the answer recorded before the failure is applied now, and a
+ * request that had none resolves as if it expired (its `onExpiry`, else declined: nobody can
+ * answer a closed request). A call that had run with its answer before the failure runs again:
+ * at least once, as after a takeover.
  */
 export function reopened(claimed: ClaimedRun, requests: readonly RequestInfo[]): ClaimedRun {
-  if (claimed.reason !== "failed" || claimed.checkpoint.pending.length === 0) return claimed;
-  const answers: Answer[] = [...claimed.answers];
-  const given = new Set(answers.map((answer) => answer.id));
-  for (const { request, waitRules } of claimed.checkpoint.pending) {
-    if (given.has(request.id)) continue;
-    const recorded = requests.find((info) => info.request.id === request.id)?.answer;
-    answers.push(recorded ?? expiryAnswer(request.id, waitRules));
+  const { pending } = claimed.checkpoint;
+  if (pending.length === 0) return claimed;
+  const journaled = new Set(claimed.journal.map((entry) => entry.callId));
+  const given = new Set(claimed.answers.map((answer) => answer.id));
+  let answers: Answer[] | undefined;
+  for (const { request, callId, waitRules } of pending) {
+    if (given.has(request.id) || journaled.has(callId)) continue;
+    const info = requests.find((candidate) => candidate.request.id === request.id);
+    if (info?.state !== "applied") continue;
+    answers ??= [...claimed.answers];
+    answers.push(info.answer ?? expiryAnswer(request.id, waitRules));
   }
-  return { ...claimed, answers };
+  return answers === undefined ? claimed : { ...claimed, answers };
 }
