@@ -6,6 +6,7 @@ import { bounded } from "./call-state.js";
 import { makeClient } from "./capabilities.js";
 import type { McpServerSpec } from "./config.js";
 import { type ActiveSpec, messageOf, type ServerConnection } from "./connection.js";
+import { TokenScrubber } from "./oauth/scrub.js";
 import { type AuthSession, authSession } from "./oauth/session.js";
 import type { McpServerFingerprint } from "./pinning.js";
 import { checkPins } from "./pinning-policy.js";
@@ -53,6 +54,9 @@ export class Server implements ServerConnection {
       spec.kind === "remote"
         ? authSession(spec.name, spec.url, spec.auth, options.oauth)
         : undefined;
+    // What this server says is also scrubbed of the tokens it was given.
+    const provider = this.auth?.provider;
+    if (provider !== undefined) this.scrub = new TokenScrubber(scrub, () => provider.liveTokens());
   }
 
   get name(): string {

@@ -182,6 +182,18 @@ describe("OAuth authorization code", () => {
     tokensWereForItself(auth, mcp);
   });
 
+  it("scrubs the tokens it holds from what the server says", async () => {
+    const { auth, mcp } = await servers();
+    const toolset = await load(
+      { mcpServers: { remote: { url: mcp.url } } },
+      { oauth: { authorize: approving([]), redirectUrl: REDIRECT } },
+    );
+    const echo = toolset.tools().find((t) => t.name === "remote_echo_token")!;
+    const said = JSON.stringify(await echo.execute({}, {} as never));
+    expect(said).toContain("called with ***");
+    for (const token of auth.issued.keys()) expect(said).not.toContain(token);
+  });
+
   it("fails the server with a typed reason when no person can be asked", async () => {
     const { mcp } = await servers();
     const toolset = await load(

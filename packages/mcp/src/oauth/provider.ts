@@ -36,6 +36,8 @@ export class StoreProvider implements OAuthClientProvider {
   private lastState: string | undefined;
   /** The issuer the SDK stamped on the pre-registered client (kept so later reads carry it). */
   private stampedIssuer: string | undefined;
+  /** The tokens last read or saved: scrubbed from what the server says. */
+  private known: string[] = [];
   /** What discovery found, for a `jwt_bearer` assertion (saved by the SDK's flow). */
   private resource: string | undefined;
   private authorizationServer: string | undefined;
@@ -159,6 +161,7 @@ export class StoreProvider implements OAuthClientProvider {
   async tokens(ctx?: { issuer: string }): Promise<StoredOAuthTokens | undefined> {
     const { tokens } = await this.record();
     if (tokens === undefined) return undefined;
+    this.remember(tokens);
     const { obtained_at, ...rest } = tokens;
     if (ctx === undefined && obtained_at !== undefined && rest.expires_in !== undefined) {
       const life = rest.expires_in * 1000;
@@ -167,7 +170,22 @@ export class StoreProvider implements OAuthClientProvider {
     return rest;
   }
 
+  /** The access and refresh tokens this process has seen lately (at most a few). */
+  liveTokens(): readonly string[] {
+    return this.known;
+  }
+
+  private remember(tokens: StoredOAuthTokens): void {
+    const fresh = [tokens.access_token, tokens.refresh_token].filter(
+      (token): token is string => typeof token === "string" && token !== "",
+    );
+    if (fresh.every((token) => this.known.includes(token))) return;
+    // The newest first; older ones stay a while (a server may echo the token it was sent).
+    this.known = [...new Set([...fresh, ...this.known])].slice(0, 8);
+  }
+
   async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
+    this.remember(tokens);
     await this.update((record) => {
       record.tokens = { ...tokens, obtained_at: Date.now() };
     });
