@@ -12,6 +12,7 @@ import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { startCluster } from "../events/pg.mjs";
+import { statementCounter } from "../pg/count.mjs";
 import { spread } from "../src/stats.mjs";
 import { render } from "./report.mjs";
 import { storePostgresEngine } from "./store-postgres.mjs";
@@ -31,10 +32,12 @@ const RUNS = Number(args.runs);
 const only = args.only?.split(",");
 
 const cluster = await startCluster();
-const engines = [await storePostgresEngine(cluster.url)];
+// PostgreSQL statements (one round trip each) of the engines on the cluster, per operation.
+const counter = statementCounter();
+const engines = [await storePostgresEngine(cluster.url, counter)];
 if (only === undefined || only.includes("dbos")) {
   const { dbosEngine } = await import("./dbos.mjs");
-  engines.push(await dbosEngine(cluster.url.replace(/\/postgres$/, "/bench_dbos")));
+  engines.push(await dbosEngine(cluster.url.replace(/\/postgres$/, "/bench_dbos"), counter));
 }
 if (only === undefined || only.includes("restate")) {
   const { restateEngine } = await import("./restate.mjs");
@@ -45,16 +48,17 @@ const base = engines[0].name;
 /** `RUNS` runs of each kind, one after the other: ms per durable step and per cycle. */
 async function block(engine) {
   let t = performance.now();
-  for (let i = 0; i < RUNS; i++) await engine.steps();
+  for (let i = 0; i < RUNS; i++) await counter.within(`${engine.name}|steps`, () => engine.steps());
   const step = (performance.now() - t) / (RUNS * STEPS_PER_RUN);
   t = performance.now();
-  for (let i = 0; i < RUNS; i++) await engine.cycle();
+  for (let i = 0; i < RUNS; i++) await counter.within(`${engine.name}|cycle`, () => engine.cycle());
   const cycle = (performance.now() - t) / RUNS;
   return { step, cycle };
 }
 
 // Warm-up: connections open, statements prepared, JIT settled, the engines' pools filled.
 for (let i = 0; i < 2; i++) for (const engine of engines) await block(engine);
+counter.reset();
 const times = Object.fromEntries(engines.map((e) => [e.name, { step: [], cycle: [] }]));
 const ratios = Object.fromEntries(engines.slice(1).map((e) => [e.name, { step: [], cycle: [] }]));
 const loads = [loadavg()[0]];
@@ -96,6 +100,15 @@ const result = {
     ]),
   ),
   base,
+  // PostgreSQL statements per durable step and per cycle (Restate keeps its journal elsewhere).
+  statements: Object.fromEntries(
+    engines
+      .filter((e) => e.onPostgres)
+      .map((e) => {
+        const of = (kind) => counter.perCall()[`${e.name}|${kind}`]?.perCall ?? 0;
+        return [e.name, { step: of("steps") / STEPS_PER_RUN, cycle: of("cycle") }];
+      }),
+  ),
 };
 const report = render(result);
 console.log(report);

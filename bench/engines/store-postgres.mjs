@@ -12,8 +12,9 @@ import {
   STEP_PROMPT,
 } from "./workload.mjs";
 
-export async function storePostgresEngine(url) {
+export async function storePostgresEngine(url, counter) {
   const store = postgresStore({ connectionString: url }, { schema: "bench_engines" });
+  counter?.track(store.pool);
   await store.migrate();
   const client = createClient({
     model: benchModel(),
@@ -25,6 +26,7 @@ export async function storePostgresEngine(url) {
   const runId = () => `pg-${process.pid}-${++runs}`;
   return {
     name: "toolnexus + store-postgres",
+    onPostgres: true,
     async steps() {
       const done = await client.run(STEP_PROMPT, { runId: runId(), durable: true });
       if (done.status !== "done") throw new Error(`store-postgres steps ended ${done.status}`);
