@@ -16,6 +16,8 @@ export async function callTool(
   exposed: string,
   args: Record<string, unknown>,
   ctx: ToolContext | undefined,
+  /** `task`: a 2025 server requires the call to be a task (`taskSupport: "required"`). */
+  options: { task?: boolean } = {},
 ): Promise<ToolResult> {
   const meta = { server: server.name, tool };
   if (server.client === undefined || server.status !== "connected") {
@@ -34,6 +36,10 @@ export async function callTool(
   }
   let { params } = resumed;
   const { replay, approved } = resumed;
+  // A 2025 server makes a call a task when asked to (2026 servers decide themselves).
+  if (options.task === true && server.client.getProtocolEra() !== "modern") {
+    params = { ...params, task: {} };
+  }
   const spec = server.spec as ActiveSpec;
   // A budget the caller enforces through ctx.signal (the client loop's toolTimeoutMs) is left to
   // it, so the run records the call as timed out; only an unenforced ctx.timeout is kept here.

@@ -13,7 +13,7 @@ import { CallState, isTimeout } from "./call-state.js";
 import { isObject, messageOf, type ServerConnection as Server } from "./connection.js";
 import { type Elicitation, type McpCallResult, toToolResult } from "./mapping.js";
 import type { Replayed } from "./state.js";
-import { taskOf } from "./task-intercept.js";
+import { META_KEY, taskOf } from "./task-intercept.js";
 import { type McpTask, parseTask } from "./task-wire.js";
 
 /** Longest a timer may be set for; the SDK's own request timeout is set to it (we keep time). */
@@ -81,6 +81,8 @@ export async function send(
       if (r.requestState !== undefined) out.requestState = r.requestState;
       return { inputRequired: out };
     }
+    const legacy = taskOf((result as { _meta?: Record<string, unknown> })._meta?.[META_KEY]);
+    if (legacy !== undefined) return { task: parseTask(scrub.deep(legacy)) };
     // Everything the server says is scrubbed, not only its errors: any text may echo a secret.
     return { result: scrub.deep(toToolResult(result as McpCallResult, meta)) };
   } catch (thrown) {

@@ -7,6 +7,8 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { isObject } from "./connection.js";
 
 const MARK = `toolnexus-task:${randomUUID()}:`;
+/** Where a 2025 task handle travels in a wrapped result's `_meta`. */
+export const META_KEY = "dev.toolnexus/task";
 /** Requests in flight we watch the answers of; bounded in case a server never answers. */
 const MAX_WATCHED = 1024;
 
@@ -36,6 +38,16 @@ export function interceptTasks(transport: Transport): void {
       const { resultType, _meta: _m, content: _c, ...task } = m.result;
       if (resultType === "task") {
         const wrapped = { resultType: "input_required", requestState: MARK + JSON.stringify(task) };
+        inner({ ...message, result: wrapped } as JSONRPCMessage, extra);
+        return;
+      }
+      // A 2025 server's CreateTaskResult (`{ task }`): a result with no content, the handle in
+      // `_meta` behind the same mark (that era has no input_required).
+      if (resultType === undefined && isObject(m.result.task)) {
+        const wrapped = {
+          content: [],
+          _meta: { [META_KEY]: MARK + JSON.stringify(m.result.task) },
+        };
         inner({ ...message, result: wrapped } as JSONRPCMessage, extra);
         return;
       }

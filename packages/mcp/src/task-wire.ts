@@ -49,10 +49,11 @@ export function parseTask(value: unknown): McpTask {
   const task: McpTask = { taskId: value.taskId, status: value.status as McpTaskStatus };
   if (typeof value.statusMessage === "string") task.statusMessage = value.statusMessage;
   if (typeof value.createdAt === "string") task.createdAt = value.createdAt;
-  if (typeof value.ttlMs === "number" || value.ttlMs === null) task.ttlMs = value.ttlMs;
-  if (typeof value.pollIntervalMs === "number" && value.pollIntervalMs >= 0) {
-    task.pollIntervalMs = value.pollIntervalMs;
-  }
+  // 2025 servers name them `ttl` and `pollInterval`.
+  const ttl = value.ttlMs !== undefined ? value.ttlMs : value.ttl;
+  if (typeof ttl === "number" || ttl === null) task.ttlMs = ttl;
+  const poll = value.pollIntervalMs ?? value.pollInterval;
+  if (typeof poll === "number" && poll >= 0) task.pollIntervalMs = poll;
   if (isObject(value.inputRequests)) task.inputRequests = value.inputRequests;
   if (isObject(value.result)) task.result = value.result;
   if (isObject(value.error)) task.error = value.error as McpTask["error"];
@@ -103,6 +104,28 @@ export async function updateTask(
     anyResult,
     options,
   );
+}
+
+/**
+ * `tasks/result` (2025 servers): waits for the task to end and gives the call's result. Its
+ * questions (`input_required`) reach the client meanwhile as push-style elicitations.
+ */
+export async function getTaskResult(
+  server: Server,
+  taskId: string,
+  options: Options,
+): Promise<Record<string, unknown>> {
+  const result = await requireClient(server).request(
+    { method: "tasks/result", params: { taskId } } as never,
+    anyResult,
+    options,
+  );
+  return server.scrub.deep(result) as Record<string, unknown>;
+}
+
+/** True when the server speaks the 2025 protocol, whose tasks keep their result apart. */
+export function isLegacy(server: Server): boolean {
+  return server.client !== undefined && server.client.getProtocolEra() !== "modern";
 }
 
 /** `tasks/cancel`: asks the server to stop the task (cooperative; errors are the caller's to ignore). */

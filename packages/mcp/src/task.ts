@@ -8,7 +8,14 @@ import { messageOf } from "./connection.js";
 import { answerInputRequests } from "./input-required.js";
 import { combinedRequest, toElicitResults, toToolResult } from "./mapping.js";
 import { type McpState, STATE_VERSION } from "./state.js";
-import { cancelTask, getTask, type McpTask, updateTask } from "./task-wire.js";
+import {
+  cancelTask,
+  getTask,
+  getTaskResult,
+  isLegacy,
+  type McpTask,
+  updateTask,
+} from "./task-wire.js";
 
 /** The kind of the Request a run waits on while a server's task runs: no human answers it. */
 export const TASK_REQUEST_KIND = "mcp_task";
@@ -113,6 +120,15 @@ export async function followTask(
   let task = first;
   const done = [...answered];
   for (;;) {
+    if (isLegacy(server) && (task.status === "completed" || task.status === "input_required")) {
+      // A 2025 task keeps its result (and delivers its questions, push-style, to the
+      // elicitation handler: `waitFor`) behind `tasks/result`, which waits for the end.
+      const result = await getTaskResult(server, task.taskId, {
+        timeout: (server.spec as ActiveSpec).maxTimeout,
+        ...(ctx?.signal === undefined ? {} : { signal: ctx.signal }),
+      });
+      return finished(call, { ...task, status: "completed", result });
+    }
     if (task.status === "completed" || task.status === "failed" || task.status === "cancelled") {
       return finished(call, task);
     }
@@ -174,7 +190,8 @@ export async function resumeTask(
     } else if (answer !== undefined && !answer.ok) {
       // Nobody is waiting for the task any more (the wait expired, or a person refused it).
       const last = await getTask(server, state.taskId, { timeout }).catch(() => undefined);
-      if (last !== undefined && last.status === "completed") return finished(call, last);
+      if (last !== undefined && last.status === "completed")
+        return followTask(call, last, answered);
       return abandon(call, state.taskId, `stopped waiting for its task (${answer.reason})`);
     }
     return await followTask(call, await getTask(server, state.taskId, { timeout }), answered);

@@ -12,6 +12,8 @@ export interface ListedTool {
   inputSchema?: unknown;
   title?: string;
   annotations?: unknown;
+  /** 2025 servers: whether a call may or must be a task (`taskSupport`). */
+  execution?: { taskSupport?: unknown };
 }
 
 /** The listed tools the server's config keeps (what pinning fingerprints). */
@@ -71,7 +73,9 @@ function toTool(server: ServerConnection, def: ListedTool): Tool {
     // A server whose changed tools were refused (pinning) is not called any more.
     execute: (args, ctx) =>
       server.refused === undefined
-        ? callTool(server, def.name, name, args ?? {}, ctx)
+        ? callTool(server, def.name, name, args ?? {}, ctx, {
+            task: def.execution?.taskSupport === "required",
+          })
         : Promise.reject(server.refused),
   };
 }
