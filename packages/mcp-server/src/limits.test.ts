@@ -60,6 +60,39 @@ describe("limits and identity", () => {
     }
   });
 
+  it("answers a call past the concurrency limit with an error, and serves it again once one ends", async () => {
+    let started: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const server = await serveMcpHttp({
+      tools: testTools([], { started: () => started() }),
+      maxConcurrentCalls: 1,
+    });
+    const client = await connect(server.url);
+    try {
+      const stop = new AbortController();
+      const hanging = client.callTool({ name: "hang", arguments: {} }, { signal: stop.signal });
+      hanging.catch(() => {});
+      await running;
+      const busy = await client.callTool({ name: "add", arguments: { a: 1, b: 2 } });
+      expect(busy.isError).toBe(true);
+      expect(textOf(busy)).toBe(
+        "this server is running as many calls as it allows; try again later",
+      );
+      stop.abort();
+      await expect(hanging).rejects.toThrow();
+      // The cancelled call leaves the server when its tool sees the abort.
+      let again = await client.callTool({ name: "add", arguments: { a: 1, b: 2 } });
+      while (again.isError)
+        again = await client.callTool({ name: "add", arguments: { a: 1, b: 2 } });
+      expect(textOf(again)).toBe("3");
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
   it("authenticates, tells tools who calls (never the token), and binds a round to its caller", async () => {
     const server = await serveMcpHttp({
       tools: testTools(),

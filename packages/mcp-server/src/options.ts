@@ -66,6 +66,8 @@ export interface McpServeOptions {
   maxOutputChars?: number;
   /** Most questions one call may ask in a row, whatever its tool's `maxSuspensions`. Default 8. */
   maxRounds?: number;
+  /** Most calls running at once (Tasks not counted); one more gets an error result. Default 64. */
+  maxConcurrentCalls?: number;
   /**
    * Tools that run as 2026 Tasks (the Tasks extension) for clients that support it: the call
    * answers at once with a task the client polls. Tasks live in the process that started them.
@@ -96,4 +98,5 @@ export const DEFAULTS = {
   maxArgumentElements: 10_000,
   maxOutputChars: 1_000_000,
   maxRounds: 8,
+  maxConcurrentCalls: 64,
 } as const;

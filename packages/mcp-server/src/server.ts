@@ -179,6 +179,9 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
   const maxArgumentBytes = options.maxArgumentBytes ?? DEFAULTS.maxArgumentBytes;
   const maxArgumentElements = options.maxArgumentElements ?? DEFAULTS.maxArgumentElements;
   const maxOutputChars = options.maxOutputChars ?? DEFAULTS.maxOutputChars;
+  const maxConcurrentCalls = options.maxConcurrentCalls ?? DEFAULTS.maxConcurrentCalls;
+  // Calls in flight across every server this factory built (one per request or session).
+  let running = 0;
   const runs = options.runs === undefined ? undefined : new DurableRounds(options.runs);
   const tasks =
     options.tasks === undefined
@@ -216,8 +219,24 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
         async (args: unknown, ctx: ServerContext) => {
           const task = startTask(tool, isObject(args) ? args : {}, ctx, server);
           if (task !== undefined) return task as never;
+          if (running >= maxConcurrentCalls) {
+            return toCallToolResult(
+              {
+                output: "this server is running as many calls as it allows; try again later",
+                isError: true,
+              },
+              scrub,
+              maxOutputChars,
+            );
+          }
           const started = Date.now();
-          const end = await serveRound(tool, isObject(args) ? args : {}, ctx, server);
+          running++;
+          let end: RoundEnd;
+          try {
+            end = await serveRound(tool, isObject(args) ? args : {}, ctx, server);
+          } finally {
+            running--;
+          }
           options.onCall?.({
             name: tool.name,
             source: tool.source,
