@@ -68,4 +68,42 @@ describe("claimDue across two stores", () => {
     const request = await b.getRequest("q_3_4");
     expect(request?.request.data?.to).toBe("leads");
   });
+
+  it("a request jsonb cannot hold (a NUL in its prompt) keeps its timers and never blocks claimDue", async () => {
+    const store = open("due_nul");
+    const past = new Date(Date.now() - 1000).toISOString();
+    const checkpoint = sampleCheckpoint({
+      runId: "run_nul",
+      pending: [
+        { id: "q_nul", prompt: "ok\u0000?" },
+        { id: "q_fine", prompt: "fine?" },
+      ],
+    });
+    for (const call of checkpoint.pending) {
+      call.timers = [
+        { kind: "reminder", at: past },
+        { kind: "escalation", at: past, to: "leads" },
+      ];
+    }
+    // A request whose own data has the separator's neighbours changes nothing either.
+    checkpoint.pending[1]!.request.data = { note: "a\nb", __timers: [1] };
+    await store.halt(checkpoint);
+    expect((await store.getRequest("q_nul"))?.request).toEqual(checkpoint.pending[0]!.request);
+    expect((await store.getRequest("q_fine"))?.request).toEqual(checkpoint.pending[1]!.request);
+    const due = await store.claimDue({ now: Date.now(), owner: "w" });
+    expect(due.map((d) => `${d.requestId}:${d.kind}`).sort()).toEqual([
+      "q_fine:escalation",
+      "q_fine:reminder",
+      "q_nul:escalation",
+      "q_nul:reminder",
+    ]);
+    const escalated = due.find((d) => d.requestId === "q_nul" && d.kind === "escalation");
+    expect(escalated?.request).toMatchObject({ prompt: "ok\u0000?", data: { to: "leads" } });
+    expect((await store.getRequest("q_fine"))?.request.data).toEqual({
+      note: "a\nb",
+      __timers: [1],
+      to: "leads",
+    });
+    expect(await store.claimDue({ now: Date.now(), owner: "w" })).toEqual([]);
+  });
 });

@@ -1,5 +1,5 @@
-// Reminders and escalations of waiting requests. A halt passes each request's timers inside its
-// request JSON (`__timers`, see `withTimers`); a trigger of schema version 4 moves them into the
+// Reminders and escalations of waiting requests. A halt passes each request's timers after its
+// request JSON (see `withTimers`); a trigger of schema version 4 moves them into the
 // `timers` table in the halt's own transaction (once: a later halt never re-arms one that fired)
 // and keeps an escalated request re-addressed. `claimDue` hands the due timers out and marks
 // them fired in one statement, skipping rows another caller holds: each fires once.
@@ -13,13 +13,13 @@ import {
 } from "@toolnexus/core";
 import type { Context } from "./context.js";
 import { type Int8, ms } from "./rows.js";
-import { TIMERS_KEY } from "./timers-schema.js";
+import { TIMERS_SEPARATOR } from "./timers-schema.js";
 
-/** The request JSON a halt writes: the request, and its timers for the trigger when it has any. */
+/** The text a halt writes for a request: its JSON, then its timers' JSON for the trigger when it has any. */
 export function withTimers(call: Pick<PendingCall, "request" | "timers">): string {
   const timers = storedTimers(call.timers);
-  if (timers.length === 0) return JSON.stringify(call.request);
-  return JSON.stringify({ ...call.request, [TIMERS_KEY]: timers });
+  const json = JSON.stringify(call.request);
+  return timers.length === 0 ? json : `${json}${TIMERS_SEPARATOR}${JSON.stringify(timers)}`;
 }
 
 interface DueRow {
@@ -71,6 +71,7 @@ export function claimDueOp(
                  FROM fired f
                 WHERE f.kind = 'escalation' AND q.run_key = f.run_key
                   AND q.request_key = f.request_key
+                  AND strpos(q.request_json, '\\u0000') = 0
                RETURNING q.request_key)
              SELECT f.run_id, f.request_id, f.idx, f.kind, f.due_ms, f.to_group, q.request_json,
                     q.session_id, q.agent
