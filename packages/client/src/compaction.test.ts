@@ -52,6 +52,20 @@ describe("compactMessages", () => {
     const assistant = call as AssistantMessage;
     const chars = assistant.toolCalls![0]!.name.length + assistant.toolCalls![0]!.rawArgs.length;
     expect(estimateTokens([user("12345"), assistant])).toBe(2 + Math.ceil(chars / 4));
+    // A tool result's parts: their text and URIs, and 1,000 tokens per image.
+    const withParts: ToolMessage = {
+      role: "tool",
+      callId: "c",
+      name: "shot",
+      content: "abcd",
+      isError: false,
+      parts: [
+        { type: "text", text: "x".repeat(8) },
+        { type: "image", mimeType: "image/png", data: "A".repeat(100_000) },
+        { type: "resource", uri: "file:///a", text: "y".repeat(3) },
+      ],
+    };
+    expect(estimateTokens([withParts])).toBe(Math.ceil((4 + 8 + 4_000 + 9 + 3) / 4));
   });
 
   it("keeps the system prompt verbatim, summarizes the older turns, keeps the largest tail that fits", async () => {

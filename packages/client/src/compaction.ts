@@ -30,8 +30,9 @@ export interface CompactionOptions {
   summarize?: (older: readonly Message[], info: SummarizeInfo) => string | Promise<string>;
   /**
    * The token estimate of messages. Default: the sum over messages of `ceil(chars / 4)`, where
-   * a message's chars are its text plus each tool call's name and raw arguments: an estimator,
-   * not a tokenizer.
+   * a message's chars are its text, each tool call's name and raw arguments, and a tool result's
+   * parts (their text and resource URIs; 4,000 per image, i.e. 1,000 tokens): an estimator, not a
+   * tokenizer.
    */
   countTokens?: (messages: readonly Message[]) => number;
   /**
@@ -62,10 +63,20 @@ const SUMMARY_CHARS_PER_TOKEN = 4;
 const FLUSH_REMINDER =
   "Earlier turns of this conversation were summarized above. Before going on, write down any fact you must keep (with your memory tool, if you have one).";
 
+/** What one image of a tool result counts for, in characters (1,000 tokens). */
+const IMAGE_CHARS = 4_000;
+
 function messageChars(message: Message): number {
   let chars = message.content.length;
   if (message.role === "assistant" && message.toolCalls !== undefined) {
     for (const call of message.toolCalls) chars += call.name.length + call.rawArgs.length;
+  }
+  if (message.role === "tool" && message.parts !== undefined) {
+    for (const part of message.parts) {
+      if (part.type === "text") chars += part.text.length;
+      else if (part.type === "image") chars += IMAGE_CHARS;
+      else chars += part.uri.length + (part.text?.length ?? 0);
+    }
   }
   return chars;
 }
