@@ -86,6 +86,29 @@ describe("runs on DBOS across processes", () => {
     await second.kill();
   });
 
+  it("applies one of two different answers sent at once from two processes", async () => {
+    const app = startApp("app.mjs", [url, dir, "app-c"]);
+    await app.line((line: { ready?: boolean }) => line.ready === true);
+    app.send(JSON.stringify({ start: ["p3"] }));
+    await waitingFor(client, "p3");
+    const receipts = await Promise.all(
+      ["left", "right"].map((token) =>
+        answerFromProcess("p3", { id: "p3/approve", ok: true, data: { token } }),
+      ),
+    );
+    expect(receipts.map((receipt) => receipt.requestId)).toEqual(["p3/approve", "p3/approve"]);
+    const result = await client.retrieveWorkflow<RunResult>("p3").getResult();
+    const applied = /applied (left|right)#1$/.exec(result.text)?.[1];
+    expect(applied).toBeDefined();
+    // What the run applied is the answer DBOS delivered to its recv, the other one dropped.
+    const steps = (await client.listWorkflowSteps("p3")) ?? [];
+    const delivered = steps.filter((step) => step.name === "DBOS.recv" && step.output !== null);
+    expect(
+      delivered.map((step) => (step.output as { data: { token: string } }).data.token),
+    ).toEqual([applied]);
+    await app.kill();
+  });
+
   it("refuses an answer to a run that does not exist, from another process", async () => {
     const receipt = await answerFromProcess("p-none", { id: "x", ok: true });
     expect(receipt).toMatchObject({ code: "run_not_found" });
