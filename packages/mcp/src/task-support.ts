@@ -20,6 +20,8 @@ export interface TaskServer {
   stats(): Promise<TaskStats>;
   /** Every working task moves on (completes, or asks for input for `release`). */
   finish(): Promise<void>;
+  /** `forget`: every task is forgotten; `down`/`up`: MCP requests fail with 503, or work again. */
+  control(what: "forget" | "down" | "up"): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -43,6 +45,9 @@ export async function startTaskServer(): Promise<TaskServer> {
     stats: async () => (await (await fetch(`${origin}/control/stats`)).json()) as TaskStats,
     finish: async () => {
       await (await fetch(`${origin}/control/finish`, { method: "POST" })).text();
+    },
+    control: async (what) => {
+      await (await fetch(`${origin}/control/${what}`, { method: "POST" })).text();
     },
     stop: () =>
       new Promise<void>((resolve) => {

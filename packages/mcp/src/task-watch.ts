@@ -2,6 +2,7 @@
 // `mcp_task` requests, polls each task (`tasks/get`, backing off per task), and answers the
 // request when the task is no longer working. The answer only makes the run ready: the worker
 // that claims it polls the task itself and carries on. Cancelled runs get their tasks cancelled.
+import { ProtocolError } from "@modelcontextprotocol/client";
 import { isObject, messageOf, type ServerConnection as Server } from "./connection.js";
 import { TASK_REQUEST_KIND } from "./task.js";
 import { cancelTask, getTask } from "./task-wire.js";
@@ -71,6 +72,18 @@ export async function watchTasks(
         } catch (thrown) {
           if (signal.aborted) break;
           report(thrown, mine.server);
+          if (thrown instanceof ProtocolError) {
+            // The server refuses the task (unknown, expired): the run goes on, and the call
+            // reports the server's error instead of waiting for ever.
+            try {
+              await runs.answer({ id: request.id, ok: true, data: { status: "unknown" } });
+              summary.answered++;
+            } catch (refused) {
+              report(refused);
+            }
+            schedule.delete(request.id);
+            continue;
+          }
           schedule.set(request.id, {
             at: Date.now() + slot.every,
             every: Math.min(slot.every * 2, maxPollMs),

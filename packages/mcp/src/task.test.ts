@@ -141,6 +141,56 @@ describe("MCP tasks", () => {
     expect((await client.run("now")).text).toBe("final: build of now done at once");
   });
 
+  it("the server unreachable while the call polls: the run halts on the task and goes on later", async () => {
+    const mcp = await load(60_000);
+    const client = createClient({ model: taskScript("ci_build"), tools: mcp.tools() });
+    const before = await server.stats();
+    const run = client.run("outage");
+    await eventually(async () => (await server.stats()).gets > before.gets, "a poll");
+    await server.control("down");
+    const halted = await run;
+    await server.control("up");
+    expect(halted.status === "pending" && halted.pending.kind).toBe(TASK_REQUEST_KIND);
+    if (halted.status !== "pending") return;
+    const { stop } = watch(mcp, client.runs);
+    await server.finish();
+    await eventually(
+      async () => (await client.getRun(halted.runId))?.state === "ready",
+      "the run is ready",
+    );
+    stop.abort();
+    expect((await client.continueRun(halted.runId)).text).toBe("final: built outage");
+    expect((await server.stats()).executions - before.executions).toBe(1);
+  });
+
+  it("a task the server forgot: the watcher lets the run go on, the call reports the error", async () => {
+    const mcp = await load(0);
+    const client = createClient({ model: taskScript("ci_build"), tools: mcp.tools() });
+    const halted = await client.run("lost");
+    if (halted.status !== "pending") throw new Error(`not halted: ${halted.status}`);
+    await server.control("forget");
+    const errors: string[] = [];
+    const stop = new AbortController();
+    watchers.push(stop);
+    const watching = mcp.watchTasks({
+      runs: client.runs,
+      signal: stop.signal,
+      pollMs: 20,
+      onError: (e) => errors.push(e.message),
+    });
+    await eventually(
+      async () => (await client.getRun(halted.runId))?.state === "ready",
+      "the run is ready",
+    );
+    stop.abort();
+    expect((await watching).answered).toBe(1);
+    expect(errors.some((e) => e.includes("unknown task"))).toBe(true);
+    const done = await client.continueRun(halted.runId);
+    expect(done.text).toMatch(
+      /^final: MCP server ci: the task of build could not be followed: .*unknown task/,
+    );
+  });
+
   it("cancelling the run cancels its task on the server", async () => {
     const mcp = await load(0);
     const client = createClient({ model: taskScript("ci_build"), tools: mcp.tools() });

@@ -2,6 +2,7 @@
 // (`taskWaitMs`), then a durable suspension holding only the task id, which any process takes up
 // again (the run's next claim, once `watchTasks` or anyone answers its request). The tool is never
 // called again: the task is polled, answered (`tasks/update`) or cancelled (`tasks/cancel`).
+import { ProtocolError } from "@modelcontextprotocol/client";
 import { type Answer, error, pending, type ToolContext, type ToolResult } from "@toolnexus/core";
 import type { ActiveSpec, ServerConnection as Server } from "./connection.js";
 import { messageOf } from "./connection.js";
@@ -163,10 +164,20 @@ export async function followTask(
       return abandon(call, task.taskId, "was cancelled; its task was cancelled on the server");
     }
     delay = Math.min(delay * 2, MAX_POLL_MS);
-    task = await getTask(server, task.taskId, {
-      timeout: requestTimeout(server),
-      ...(ctx?.signal === undefined ? {} : { signal: ctx.signal }),
-    });
+    try {
+      task = await getTask(server, task.taskId, {
+        timeout: requestTimeout(server),
+        ...(ctx?.signal === undefined ? {} : { signal: ctx.signal }),
+      });
+    } catch (thrown) {
+      if (ctx?.signal?.aborted) {
+        return abandon(call, task.taskId, "was cancelled; its task was cancelled on the server");
+      }
+      // The server answered with an error (an unknown task): the call ends with it. Anything
+      // else (the server unreachable for now) leaves the task to a later poll: the run halts.
+      if (thrown instanceof ProtocolError) throw thrown;
+      return waiting(call, task, done);
+    }
   }
 }
 
@@ -194,7 +205,15 @@ export async function resumeTask(
         return followTask(call, last, answered);
       return abandon(call, state.taskId, `stopped waiting for its task (${answer.reason})`);
     }
-    return await followTask(call, await getTask(server, state.taskId, { timeout }), answered);
+    let task: McpTask;
+    try {
+      task = await getTask(server, state.taskId, { timeout });
+    } catch (thrown) {
+      if (thrown instanceof ProtocolError) throw thrown;
+      // Unreachable for now: wait again (the watcher polls it later).
+      return waiting(call, { taskId: state.taskId, status: "working" }, answered);
+    }
+    return await followTask(call, task, answered);
   } catch (thrown) {
     return error(
       server.scrub.text(
