@@ -57,6 +57,35 @@ const agent = registerAgent({
   client: createClient({ model, tools: [approve] }),
 });
 
+// A tool that runs until its signal aborts (the cancel test), and what it saw.
+const aborted: unknown[] = [];
+let hanging: () => void = () => {};
+const hangs = new Promise<void>((resolve) => {
+  hanging = resolve;
+});
+const hanger = registerAgent({
+  name: "hanger",
+  client: createClient({
+    model: inProcessModel({ id: "hanger", generate: () => ({ toolCalls: [{ name: "hang" }] }) }),
+    tools: [
+      {
+        name: "hang",
+        description: "Runs until cancelled",
+        inputSchema: { type: "object", properties: {} },
+        source: "custom",
+        execute: (_args, ctx) =>
+          new Promise((resolve) => {
+            hanging();
+            ctx?.signal?.addEventListener("abort", () => {
+              aborted.push(ctx.signal?.reason);
+              resolve({ output: "stopped", isError: true });
+            });
+          }),
+      },
+    ],
+  }),
+});
+
 let url: string;
 beforeAll(async () => {
   url = freshDatabase("agent");
@@ -149,6 +178,15 @@ describe("a run as a DBOS workflow", () => {
     expect((await agent.result("checked", { pollingIntervalMs: 50 })).text).toBe(
       "applied ok in undefined",
     );
+  });
+
+  it("aborts the tool in flight through ctx.signal when DBOS cancels the run", async () => {
+    const run = await hanger.start("hang", { runId: "cancelled" });
+    await hangs;
+    await DBOS.cancelWorkflow("cancelled");
+    await expect(run.result()).rejects.toThrow();
+    expect(aborted).toHaveLength(1);
+    expect((await DBOS.getWorkflowStatus("cancelled"))?.status).toBe("CANCELLED");
   });
 
   it("makes a Durability only inside a workflow", () => {

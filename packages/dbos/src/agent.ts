@@ -67,12 +67,16 @@ export function registerAgent(options: DbosAgentOptions): DbosAgent {
   const { client } = options;
   const workflowName = workflowNameOf(options.name);
   const workflow = DBOS.registerWorkflow(
-    async (input: AgentInput): Promise<RunResult> =>
-      client.run(input.prompt, {
+    async (input: AgentInput): Promise<RunResult> => {
+      // A DBOS cancel aborts the run's signal, so the tool in flight sees its ctx.signal abort.
+      const cancel = new AbortController();
+      return client.run(input.prompt, {
         ...input.options,
         runId: DBOS.workflowID!,
-        durability: dbosDurability(),
-      }),
+        signal: cancel.signal,
+        durability: dbosDurability({ onCancel: (reason) => cancel.abort(reason) }),
+      });
+    },
     { name: workflowName },
   );
   const start = async (prompt: string, start: DbosStartOptions) => {

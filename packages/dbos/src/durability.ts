@@ -30,7 +30,16 @@ async function dispatches(): Promise<number> {
  * first started: DBOS records no step until it finishes, so a small step records when the call
  * began, and a call re-run after a crash sees attempt 2.
  */
-export function dbosDurability(): Durability {
+export interface DbosDurabilityOptions {
+  /**
+   * Called when DBOS cancels the workflow while a step runs (`DBOS.cancelWorkflow`; DBOS notices
+   * within about a second): abort the run's signal here so the tool in flight stops.
+   * `registerAgent` does.
+   */
+  onCancel?: (reason: unknown) => void;
+}
+
+export function dbosDurability(options: DbosDurabilityOptions = {}): Durability {
   if (!DBOS.isInWorkflow()) {
     throw new TypeError("dbosDurability() must be called inside a DBOS workflow");
   }
@@ -45,16 +54,34 @@ export function dbosDurability(): Durability {
   const early = new Map<string, Answer>();
   const used = new Set<string>();
 
+  // Inside a step, DBOS's cancel signal (it is only there) reaches the caller's onCancel.
+  const watched = async <T>(work: () => Promise<T>): Promise<T> => {
+    const cancelled = DBOS.stepStatus?.cancelSignal;
+    const onCancel = options.onCancel;
+    if (cancelled === undefined || onCancel === undefined) return work();
+    const listener = () => onCancel(cancelled.reason);
+    if (cancelled.aborted) listener();
+    cancelled.addEventListener("abort", listener, { once: true });
+    try {
+      return await work();
+    } finally {
+      cancelled.removeEventListener("abort", listener);
+    }
+  };
+
   return {
     async step<T>(step: DurableStep, work: (attempt: number) => Promise<T>): Promise<T> {
-      if (step.kind !== "tool") return DBOS.runStep(() => work(1), { name: step.key });
+      if (step.kind !== "tool") {
+        return DBOS.runStep(() => watched(() => work(1)), { name: step.key });
+      }
       // DBOS numbers a workflow's operations in the order they are called, and the loop starts a
       // turn's calls together: both steps of a call are called here, before any await, so a
       // replay numbers them the same whichever call's records come back first.
       const began = DBOS.runStep(dispatch, { name: `${step.key}#began` });
-      return DBOS.runStep(async () => work(Math.max(1, (await dispatch()) - (await began) + 1)), {
-        name: step.key,
-      });
+      return DBOS.runStep(
+        () => watched(async () => work(Math.max(1, (await dispatch()) - (await began) + 1))),
+        { name: step.key },
+      );
     },
 
     async answers(requests: readonly AwaitedRequest[]): Promise<Answer[]> {

@@ -16,6 +16,6 @@ export {
   type WaitingOptions,
   waitingRequests,
 } from "./answer.js";
-export { dbosDurability } from "./durability.js";
+export { type DbosDurabilityOptions, dbosDurability } from "./durability.js";
 export { ANSWER_TOPIC, WAITING_EVENT, workflowNameOf } from "./names.js";
 export { listWaiting, type WaitingRun } from "./waiting.js";
