@@ -234,7 +234,7 @@ export async function settleRun(
   // Refuse a run that cannot continue here before taking its lease: nothing changes, and a
   // refused attempt does not count as an attempt of its calls (`ctx.attempt`).
   if (stored?.checkpoint !== undefined && stored.state !== "done" && stored.state !== "cancelled") {
-    checkBeforeClaim(config, stored.checkpoint, stored.requests);
+    checkBeforeClaim(config, stored.checkpoint, stored.requests, stored.state === "failed");
   }
   let pause = 10;
   // The read the claim follows, while nothing else was read after it.

@@ -98,12 +98,14 @@ export function checkBeforeClaim(
   config: ResolvedConfig,
   checkpoint: Checkpoint,
   requests: readonly RequestInfo[],
+  failed = false,
 ): void {
   checkAnswered(checkpoint, requests);
   for (const waiting of checkpoint.pending) {
     const state = requests.find((info) => info.request.id === waiting.request.id)?.state;
-    // An applied request's call is journaled: its result is reused, its tool not needed.
-    if (state !== "applied") checkPending(config, checkpoint, waiting);
+    // An applied request's call is journaled: its result is reused, its tool not needed. Not in
+    // a failed run: its end closed the requests and dropped the journal, so every call runs.
+    if (state !== "applied" || failed) checkPending(config, checkpoint, waiting);
   }
 }
 

@@ -355,6 +355,19 @@ describe("continuing a failed run by id", () => {
     expect(results).toEqual(["deployed prod, signed by ops", "declined/expired: Who signs off?"]);
   });
 
+  it("by a release still without the migration: refused before the claim, the run stays failed", async () => {
+    const store = memoryRunStore();
+    const halted = await haltedUnderBuild1(store, []);
+    const claimed = await store.claim({ owner: "w", leaseMs: 60_000, runId: halted.runId });
+    const error = { code: "tool_changed", message: "schema changed", at: new Date().toISOString() };
+    await store.finish(claimed!.lease, { state: "failed", error });
+    const thrown = await release2(store, build2([]))
+      .continueRun(halted.runId)
+      .catch((e: unknown) => e);
+    expect(thrown).toMatchObject({ code: "tool_changed", change: "schema_changed" });
+    expect(await store.getRun(halted.runId)).toMatchObject({ state: "failed", lastError: error });
+  });
+
   it("after RunStore.retry, a worker of the fixed release continues it with the recorded answer", async () => {
     const store = memoryRunStore();
     const ran: Ran = [];
