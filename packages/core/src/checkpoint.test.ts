@@ -131,6 +131,9 @@ describe("assertCheckpoint()", () => {
         broken((c) => (c.messages[1]!.toolCalls = [{ id: "c1", name: "deploy", args: "{}" }])),
       ),
     ).toContain("message 1 has a tool call without object args");
+    expect(problem(broken((c) => (c.messages[2]!.parts = [{ type: "video" }])))).toContain(
+      "message 2 has content parts that are malformed (part 0: has an unknown type: video)",
+    );
     expect(problem(broken((c) => delete c.messages[2]!.callId))).toContain(
       "message 2 is a tool message without callId",
     );

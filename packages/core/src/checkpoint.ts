@@ -1,6 +1,7 @@
 import { CheckpointError } from "./errors.js";
 import type { Message, ToolMessage, Usage } from "./messages.js";
 import type { StopReason } from "./model.js";
+import { checkParts } from "./parts.js";
 import type { ToolCallRecord } from "./run-result.js";
 import type { RequestTimer, WaitRules } from "./waiting.js";
 import type { Request } from "./wire.js";
@@ -159,6 +160,13 @@ function transcriptProblem(messages: unknown[]): string | undefined {
     } else if (message.role === "tool") {
       if (typeof message.callId !== "string")
         return `message ${i} is a tool message without callId`;
+      if (message.parts !== undefined) {
+        try {
+          checkParts(message.parts);
+        } catch (thrown) {
+          return `message ${i} has content parts that are malformed (${(thrown as Error).message})`;
+        }
+      }
     }
   }
   return undefined;
