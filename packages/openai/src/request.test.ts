@@ -70,6 +70,42 @@ describe("toChatMessages", () => {
     expect(toChatMessages(transcript)).toEqual(expected);
   });
 
+  it("puts a run of tool results' images in one user message after the run, before the next turn", () => {
+    const png = "iVBORw0KGgo=";
+    const [system, user, calls, , , answer] = transcript;
+    const messages = toChatMessages([
+      system!,
+      user!,
+      calls!,
+      {
+        role: "tool",
+        callId: "call_1",
+        name: "get_weather",
+        content: "18°C",
+        isError: false,
+        parts: [
+          { type: "image", mimeType: "image/png", data: png },
+          { type: "resource", uri: "mem://paris.csv", text: "h,18" },
+        ],
+      },
+      { role: "tool", callId: "call_2", name: "get_weather", content: "boom", isError: true },
+      answer!,
+    ]);
+    const expected = [
+      { role: "tool", tool_call_id: "call_1", content: "18°C\n[resource mem://paris.csv]\nh,18" },
+      { role: "tool", tool_call_id: "call_2", content: "boom" },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Images returned by get_weather (call_1):" },
+          { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } },
+        ],
+      },
+      { role: "assistant", content: "Paris 18°C; Zürich unknown." },
+    ] satisfies ChatCompletionMessageParam[];
+    expect(messages.slice(3)).toEqual(expected);
+  });
+
   it("keeps text next to tool calls, and replays empty or invalid argument text as sent", () => {
     const messages = toChatMessages([
       {
