@@ -76,13 +76,21 @@ describe("runs on DBOS survive SIGKILLs of their application processes", () => {
     for (const runId of runIds.filter((_, i) => i % 10 === 0)) early.push(send(runId));
     await Promise.all(early);
 
-    // The answerer: whatever waits, in random order, until every run is done.
+    // The answerer: whatever waits, in random order, until every run is done. A run still shown
+    // waiting half a second after its answer (not recovered yet) is answered again: DBOS keeps
+    // the first answer and drops the repeats.
     let finished = false;
+    const sentAt = new Map<string, number>();
     const answering = (async () => {
       while (!finished) {
-        const waiting = await listWaiting(via, WORKFLOW, { limit: 1000 });
+        const waiting = (await listWaiting(via, WORKFLOW, { limit: 1000 })).filter(
+          (run) => Date.now() - (sentAt.get(run.runId) ?? 0) > 500,
+        );
         waiting.sort(() => Math.random() - 0.5);
-        for (const run of waiting.slice(0, 20)) await send(run.runId);
+        for (const run of waiting.slice(0, 20)) {
+          sentAt.set(run.runId, Date.now());
+          await send(run.runId);
+        }
         if (waiting.length === 0) await pause(20);
       }
     })();
