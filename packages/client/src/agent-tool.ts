@@ -193,6 +193,8 @@ export function agentTool(child: Client, options: AgentToolOptions): Tool {
       ...(ctx?.sessionId === undefined ? {} : { sessionId: ctx.sessionId }),
       ...(extra === undefined ? {} : { extra }),
       ...(ctx?.signal === undefined ? {} : { signal: ctx.signal }),
+      // The parent's requester may not approve the sub-agent's calls either.
+      ...(ctx?.requester === undefined ? {} : { requester: ctx.requester }),
     };
     // Started by an earlier attempt of this call (a takeover after a crash): reattach to it
     // rather than try a start the store refuses (and a trace records as a failure).
@@ -219,7 +221,8 @@ export function agentTool(child: Client, options: AgentToolOptions): Tool {
     sink: ((event: RunEvent) => void) | undefined,
   ): Promise<RunResult> {
     const id = answer.id.slice(0, -suffix.length);
-    const childRun = await recordAnswers(config, [{ ...answer, id }]);
+    // Who answered, so the sub-agent's policies count distinct approvers as the parent's do.
+    const childRun = await recordAnswers(config, [{ ...answer, id }], ctx.answeredBy);
     if (runId !== undefined && childRun !== runId) {
       throw new TypeError(
         `the answer belongs to run ${childRun}, not to this agent's run ${runId}`,

@@ -91,9 +91,10 @@ async function continueHalted(
           return waiting;
         }
         const answer: Answer = given ?? expiryAnswer(waiting.request.id, waiting.waitRules);
-        // Distinct approvals: who gave this one is asked of the store (answers carry no `by`).
+        // Who answered a policy's approval request (a sub-agent's too, come up through an
+        // agentTool): asked of the store, as answers carry no `by`. Distinct approvals need it.
         const by =
-          waiting.approval && given?.ok === true && approvalOf(waiting.request) !== undefined
+          given !== undefined && approvalOf(waiting.request) !== undefined
             ? (await run.config.runs.getRequest(waiting.request.id))?.answeredBy
             : undefined;
         const { call, messageId } = findCall(run.messages, run.runId, waiting.callId);

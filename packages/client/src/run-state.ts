@@ -182,7 +182,12 @@ export class Run {
   }
 
   /** Fills in the fields a call's context gets from the run. */
-  fill<T extends ToolContext>(ctx: T, answer: Answer | undefined, state?: unknown): T {
+  fill<T extends ToolContext>(
+    ctx: T,
+    answer: Answer | undefined,
+    state?: unknown,
+    answeredBy?: string,
+  ): T {
     // A sub-agent's events reach this run's listeners through its context.
     if (this.listening && ctx instanceof CallContext) {
       Object.defineProperty(ctx, EMIT, { value: (event: RunEvent) => this.emit(event) });
@@ -200,6 +205,8 @@ export class Run {
     if (this.config.agent !== undefined) ctx.agent = this.config.agent;
     if (this.extra !== undefined) ctx.extra = this.extra;
     if (answer !== undefined) ctx.answer = answer;
+    if (answer !== undefined && answeredBy !== undefined) ctx.answeredBy = answeredBy;
+    if (this.requester !== undefined) ctx.requester = this.requester;
     if (state !== undefined) ctx.resumeState = state;
     return ctx;
   }

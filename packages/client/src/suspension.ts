@@ -270,7 +270,7 @@ export async function afterAnswer(
       return suspend(run, call, tool, args, messageId, another, true, undefined, round, rules);
     }
   }
-  let again = await attempt(run, tool, call, args, messageId, answer, true, state);
+  let again = await attempt(run, tool, call, args, messageId, answer, true, state, by);
   const next = pendingOf(again.result);
   const approved = approval && answer.ok ? approvedRecord(request, by) : undefined;
   if (next === undefined) {

@@ -52,11 +52,13 @@ export function attempt(
   answer: Answer | undefined,
   again: boolean,
   state?: unknown,
+  answeredBy?: string,
 ): Promise<Attempt> {
   const ctx = run.fill(
     new CallContext(messageId, callIdOf(call), run.runId, run.attemptOf(call)),
     answer,
     state,
+    answeredBy,
   );
   const { beforeTool } = run.config.hooks;
   if (beforeTool === undefined) return execute(run, tool, call, args, ctx);

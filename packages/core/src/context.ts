@@ -45,6 +45,13 @@ export interface ToolContext {
   /** Present only on the re-execution after a suspension this call raised was answered. */
   answer?: Answer;
   /**
+   * With `answer`, for an approval policy's request: who answered it, as the store recorded it
+   * (`AnswerOptions.by`). A sub-agent's tool (`agentTool`) passes it on to the sub-agent's run.
+   */
+  answeredBy?: string;
+  /** Who started the run (`RunOptions.requester`), when the host said; a sub-agent's run inherits it. */
+  requester?: string;
+  /**
    * On the re-execution after an answer: the `state` the suspension carried
    * (`pending({ state })`), exactly as the tool gave it, also when the run was halted durably
    * and resumed in another process. Kept in the checkpoint, never shown to the model.
