@@ -351,6 +351,47 @@ describe("a run under durability (a replay engine)", () => {
     expect(spans).toEqual(["model", "tool:deploy", "tool:deploy", "model"]);
   });
 
+  it("a compaction's summary is a step: a replay reads the same summary, the summarizer runs once", async () => {
+    const engine = replayEngine();
+    const executions: { answered: boolean; ctx: ToolContext }[] = [];
+    let summaries = 0;
+    const note = nativeTool({
+      name: "note",
+      description: "Writes a note",
+      input: z.object({ n: z.number() }),
+      run: ({ n }) => `noted ${n}: ${"all checks green. ".repeat(8)}`,
+    });
+    const model = scriptedModel([
+      ...Array.from({ length: 6 }, (_, k) => ({
+        toolCalls: [{ id: `n${k}`, name: "note", arguments: { n: k } }],
+      })),
+      { toolCalls: [{ id: "d1", name: "deploy", arguments: { app: "one" } }] },
+      { content: "done" },
+    ]);
+    const client = createClient({
+      model,
+      tools: [note, ...deployTools(executions)],
+      compaction: { maxTokens: 150, keepTail: 60, summarize: () => `summary ${++summaries}` },
+    });
+    const handler = () =>
+      client.run("note, then deploy one", { runId: "wf-cmp", durability: engine.durability });
+    const first = (await engine.invoke(handler)) as Suspended;
+    const made = summaries;
+    expect(made).toBeGreaterThan(0);
+    expect(engine.steps.has("compact/1")).toBe(true);
+    const id = first.requests[0]!.request.id;
+    engine.answers.set(id, { id, ok: true, data: { env: "prod" } });
+    const done = (await engine.invoke(handler)) as RunResult;
+    const again = (await engine.invoke(handler)) as RunResult;
+    expect(done.status).toBe("done");
+    // Replays read the summaries from their steps: the summarizer ran once per compaction.
+    expect([...engine.steps.keys()].filter((k) => k.startsWith("compact/"))).toHaveLength(
+      summaries,
+    );
+    expect(again.messages).toEqual(done.messages);
+    expect(JSON.stringify(done.messages)).toContain("summary ");
+  });
+
   it("refuses what cannot run under an engine, with a clear error", async () => {
     const engine = replayEngine();
     const client = createClient({ model: scriptedModel([{ content: "hi" }]) });

@@ -43,6 +43,19 @@ export async function runUnderEngine(
     waitFor: undefined,
     durability,
   };
+  const { compaction } = config;
+  const summarize = compaction?.summarize;
+  if (compaction !== undefined && summarize !== undefined) {
+    // A summary may come from a model: a step of its own, so a replay reads the same summary.
+    let made = 0;
+    own.compaction = {
+      ...compaction,
+      summarize: (older, info) =>
+        durability.step({ key: `compact/${++made}`, kind: "model" }, async () =>
+          summarize(older, info),
+        ),
+    };
+  }
   let result = await startRun(own, prompt, { ...rest, runId }, { history: options.history });
   while (result.status === "pending") {
     const awaited = await awaitedOf(own, runId);
