@@ -8,6 +8,13 @@ import { TASK_REQUEST_KIND } from "./task.js";
 import { cancelTask, getTask } from "./task-wire.js";
 import type { WatchTasksOptions, WatchTasksSummary } from "./types.js";
 
+/** True when every input request of the task was answered already (the server catching up). */
+function asksOnlyAnswered(asked: Record<string, unknown> | undefined, data: unknown): boolean {
+  const answered = isObject(data) && Array.isArray(data.answered) ? data.answered : [];
+  const keys = Object.keys(asked ?? {});
+  return keys.length > 0 && keys.every((key) => answered.includes(key));
+}
+
 /** Most requests read from the store per round. */
 const PAGE = 500;
 
@@ -61,7 +68,7 @@ export async function watchTasks(
         try {
           summary.polls++;
           const task = await getTask(mine.server, mine.taskId, { timeout, signal });
-          if (task.status === "working") {
+          if (task.status === "working" || asksOnlyAnswered(task.inputRequests, request.data)) {
             const every = Math.min(Math.max(slot.every * 2, task.pollIntervalMs ?? 0), maxPollMs);
             schedule.set(request.id, { at: Date.now() + slot.every, every });
             continue;

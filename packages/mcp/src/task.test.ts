@@ -96,6 +96,29 @@ describe("MCP tasks", () => {
     expect(after.executions - before.executions).toBe(1);
   });
 
+  it("a server slow to show the answer: the run waits on the task again, not asking twice", async () => {
+    const mcp = await load(0);
+    const client = createClient({ model: taskScript("ci_release"), tools: mcp.tools() });
+    const halted = await client.run("lag-v3");
+    if (halted.status !== "pending") throw new Error(`not halted: ${halted.status}`);
+    const { stop, summary } = watch(mcp, client.runs);
+    await server.finish();
+    const ready = async () => (await client.getRun(halted.runId))?.state === "ready";
+    await eventually(ready, "the run is ready");
+    const asked = await client.continueRun(halted.runId);
+    expect(asked.status === "pending" && asked.pending.kind).toBe("input");
+    if (asked.status !== "pending") return;
+    // The answer goes back; the server still shows the question for a poll: the run waits.
+    const again = await client.resume({ id: asked.pending.id, ok: true, data: { approve: true } });
+    expect(again.status === "pending" && again.pending.kind).toBe(TASK_REQUEST_KIND);
+    if (again.status !== "pending") return;
+    expect(again.pending.data?.answered).toHaveLength(1);
+    await eventually(ready, "the run is ready again");
+    expect((await client.continueRun(halted.runId)).text).toBe("final: released lag-v3");
+    stop.abort();
+    expect((await summary).answered).toBe(2);
+  });
+
   it("a task's question the host answers (roots) goes back with tasks/update in the call", async () => {
     const mcp = await loadMcp(
       { mcpServers: { ci: { url: server.url, protocol: "2026-07-28" } } },

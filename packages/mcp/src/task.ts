@@ -73,7 +73,13 @@ function waiting(call: Call, task: McpTask, answered: string[]): ToolResult {
   return pending({
     kind: TASK_REQUEST_KIND,
     prompt: `MCP server ${call.server.name} is still working on ${call.exposed}`,
-    data: { server: call.server.name, taskId: task.taskId, status: task.status },
+    data: {
+      server: call.server.name,
+      taskId: task.taskId,
+      status: task.status,
+      // Keys answered already: until the server shows them answered, the task is still working.
+      ...(answered.length === 0 ? {} : { answered }),
+    },
     ...(Number.isFinite(deadline) ? { expiresAt: deadline } : {}),
     state,
   });
