@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { agentTool } from "./agent-tool.js";
 import { createClient } from "./client.js";
-import type { Instrumentation } from "./instrumentation.js";
+import type { Instrumentation, RunTrace } from "./instrumentation.js";
 import { scriptedModel } from "./testing.js";
 import type { RunResult } from "./types.js";
 
@@ -321,22 +321,21 @@ describe("a run under durability (a replay engine)", () => {
   it("traces model and tool calls that ran, not the replayed ones", async () => {
     const engine = replayEngine();
     const spans: string[] = [];
-    const instrumentation: Instrumentation = {
-      startRun: () => ({
-        model: (_info, call) => {
-          spans.push("model");
-          return call();
-        },
-        tool: (info, call) => {
-          spans.push(`tool:${info.tool}`);
-          return call();
-        },
-        suspended: () => {},
-        waited: () => {},
-        carrier: () => undefined,
-        end: () => {},
-      }),
-    } as unknown as Instrumentation;
+    const trace: RunTrace = {
+      model: (_info, call) => {
+        spans.push("model");
+        return call();
+      },
+      tool: (info, call) => {
+        spans.push(`tool:${info.tool}`);
+        return call();
+      },
+      suspended: () => {},
+      waited: () => {},
+      carrier: () => undefined,
+      end: () => {},
+    };
+    const instrumentation: Instrumentation = { startRun: () => trace };
     const executions: { answered: boolean; ctx: ToolContext }[] = [];
     const model = scriptedModel([
       { toolCalls: [{ name: "deploy", arguments: { app: "api" } }] },
