@@ -2,9 +2,11 @@
 // both on 127.0.0.1: discovery from the 401, dynamic registration, authorization code with PKCE
 // and the resource parameter, tokens kept in a file store and used by the next load, refresh
 // after expiry, client credentials, and a redirect that never carries a token elsewhere.
+import { execFile } from "node:child_process";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { type HttpServer, httpMcp } from "../fixtures/http-mcp.js";
 import {
@@ -23,6 +25,8 @@ import type { McpAuthorizationRequest } from "./types.js";
 const placeholder = (name: string) => ["$", "{", name, "}"].join("");
 
 const REDIRECT = "http://127.0.0.1:9/callback";
+const CHILD = join(import.meta.dirname, "..", "fixtures", "oauth-child.ts");
+const run = promisify(execFile);
 
 /** The host's `authorize` of a test: the "browser" follows the page, which approves at once. */
 function approving(asked: McpAuthorizationRequest[]) {
@@ -118,6 +122,17 @@ describe("OAuth authorization code", () => {
     expect(await callHello(second)).toContain("hello from the protected server");
     expect(auth.registrations).toBe(1);
     expect(asked).toHaveLength(1);
+
+    // And another process of the host, which can ask no one, uses them too.
+    const pages = auth.seen.filter((s) => s.path === "/authorize").length;
+    const { stdout } = await run(process.execPath, ["--import", "tsx", CHILD, mcp.url, dir], {
+      cwd: join(import.meta.dirname, "..", ".."),
+      timeout: 60_000,
+    });
+    expect(stdout).toContain("hello from the protected server");
+    expect(stdout).not.toContain(token!);
+    expect(auth.registrations).toBe(1);
+    expect(auth.seen.filter((s) => s.path === "/authorize")).toHaveLength(pages);
   });
 
   it("refreshes an expired token without asking the person again", async () => {
