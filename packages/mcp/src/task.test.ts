@@ -2,6 +2,7 @@
 // followed in the call, halted on durably and continued after the watcher saw the task move,
 // asking the human through tasks/update, and cancelled with their run.
 import { createClient } from "@toolnexus/client";
+import { pendingOf, resumeStateOf } from "@toolnexus/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadMcp, type McpToolset, TASK_REQUEST_KIND } from "./index.js";
 import { eventually, startTaskServer, type TaskServer, taskScript } from "./task-support.js";
@@ -212,6 +213,39 @@ describe("MCP tasks", () => {
     expect(done.text).toMatch(
       /^final: MCP server ci: the task of build could not be followed: .*unknown task/,
     );
+  });
+
+  it("a kept task whose call stops is left running unless the run was cancelled", async () => {
+    const quick = await load(0);
+    const slow = await load(60_000);
+    const tool = (mcp: McpToolset) => mcp.tools().find((t) => t.name === "ci_build")!;
+    const halted = await tool(quick).execute({ target: "kept" });
+    const request = pendingOf(halted)!;
+    const state = resumeStateOf(halted);
+    const before = await server.stats();
+    const takeUp = (reason: unknown) => {
+      const stop = new AbortController();
+      const result = tool(slow).execute(
+        { target: "kept" },
+        { answer: { id: request.id, ok: true }, resumeState: state, signal: stop.signal },
+      );
+      return { result, stop: () => stop.abort(reason) };
+    };
+    // A worker stopping (or losing its lease): the run waits on the same task again.
+    const stopping = takeUp(new DOMException("the worker stops", "AbortError"));
+    await eventually(async () => (await server.stats()).gets > before.gets, "a poll");
+    stopping.stop();
+    expect(pendingOf(await stopping.result)?.kind).toBe(TASK_REQUEST_KIND);
+    expect((await server.stats()).cancels).toBe(before.cancels);
+    // The run cancelled: the task is cancelled on the server too.
+    const cancelling = takeUp(
+      Object.assign(new Error("run cancelled"), { code: "cancel_requested" }),
+    );
+    const polled = (await server.stats()).gets;
+    await eventually(async () => (await server.stats()).gets > polled, "a poll");
+    cancelling.stop();
+    expect((await cancelling.result).metadata).toMatchObject({ cancelled: true });
+    expect((await server.stats()).cancels).toBe(before.cancels + 1);
   });
 
   it("cancelling the run cancels its task on the server", async () => {

@@ -58,6 +58,12 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/** True when the call's signal says the run was cancelled or ran out of time. */
+function endsRun(signal: AbortSignal | undefined): boolean {
+  const reason = signal?.reason as { code?: unknown; name?: unknown } | undefined;
+  return reason?.code === "cancel_requested" || reason?.name === "TimeoutError";
+}
+
 function requestTimeout(server: Server): number {
   return (server.spec as ActiveSpec).timeout;
 }
@@ -119,6 +125,8 @@ export async function followTask(
   call: Call,
   first: McpTask,
   answered: string[] = [],
+  /** True when the task id is in the run's checkpoint already (a task taken up again). */
+  kept = false,
 ): Promise<ToolResult> {
   const { server, ctx } = call;
   const waitMs = server.options.taskWaitMs ?? DEFAULT_TASK_WAIT_MS;
@@ -126,6 +134,13 @@ export async function followTask(
   let delay = FIRST_POLL_MS;
   let task = first;
   const done = [...answered];
+  // The call stops: its task is cancelled when nothing else will follow it (a task only this
+  // call knows of; or the run itself was cancelled, or ran out of time). A kept task whose
+  // worker stops or loses its lease is left running, and the run waits on it again.
+  const stopped = (task: McpTask) =>
+    !kept || endsRun(ctx?.signal)
+      ? abandon(call, task.taskId, "was cancelled; its task was cancelled on the server")
+      : waiting(call, task, done);
   for (;;) {
     if (isLegacy(server) && (task.status === "completed" || task.status === "input_required")) {
       // A 2025 task keeps its result (and delivers its questions, push-style, to the
@@ -167,7 +182,7 @@ export async function followTask(
     try {
       await sleep(Math.min(Math.max(delay, task.pollIntervalMs ?? 0), left), ctx?.signal);
     } catch {
-      return abandon(call, task.taskId, "was cancelled; its task was cancelled on the server");
+      return stopped(task);
     }
     delay = Math.min(delay * 2, MAX_POLL_MS);
     try {
@@ -177,7 +192,7 @@ export async function followTask(
       });
     } catch (thrown) {
       if (ctx?.signal?.aborted) {
-        return abandon(call, task.taskId, "was cancelled; its task was cancelled on the server");
+        return stopped(task);
       }
       // The server answered with an error (an unknown task): the call ends with it. Anything
       // else (the server unreachable for now) leaves the task to a later poll: the run halts.
@@ -208,7 +223,7 @@ export async function resumeTask(
       // Nobody is waiting for the task any more (the wait expired, or a person refused it).
       const last = await getTask(server, state.taskId, { timeout }).catch(() => undefined);
       if (last !== undefined && last.status === "completed")
-        return followTask(call, last, answered);
+        return followTask(call, last, answered, true);
       return abandon(call, state.taskId, `stopped waiting for its task (${answer.reason})`);
     }
     let task: McpTask;
@@ -219,7 +234,7 @@ export async function resumeTask(
       // Unreachable for now: wait again (the watcher polls it later).
       return waiting(call, { taskId: state.taskId, status: "working" }, answered);
     }
-    return await followTask(call, task, answered);
+    return await followTask(call, task, answered, true);
   } catch (thrown) {
     return error(
       server.scrub.text(
