@@ -1,7 +1,7 @@
 // toolnexus: createClient + a Model that plays the script, the same way a provider adapter
 // reports tool calls (arguments as JSON text, parsed by core's toolCall()).
 import { createClient, memoryRunStore } from "@toolnexus/client";
-import { pending, toolCall } from "@toolnexus/core";
+import { decodeCheckpoint, encodeCheckpoint, pending, toolCall } from "@toolnexus/core";
 import { nativeTool } from "@toolnexus/native";
 import { z } from "zod";
 import {
@@ -165,17 +165,18 @@ export function create() {
       const before = ran.n;
       const halted = await c5.run(PROMPT);
       expectEqual("toolnexus s5 status", halted.status, "pending");
-      const json = JSON.stringify(store.getRun(halted.runId).checkpoint);
+      // The text every toolnexus store keeps for the checkpoint (its compact stored form).
+      const text = encodeCheckpoint(store.getRun(halted.runId).checkpoint);
       // The run leaves this store (as LangGraph's thread is deleted after its resume).
       store.cancel(halted.runId);
-      // Another process: a fresh store loaded from the JSON text, a fresh client on it.
+      // Another process: a fresh store loaded from that text, a fresh client on it.
       const loaded = memoryRunStore();
-      loaded.halt(JSON.parse(json));
+      loaded.halt(decodeCheckpoint(text));
       const fresh = createClient({ model: m5, tools: [approvedAdd], runs: loaded });
       const done = await fresh.resume({ id: halted.pending.id, ok: true });
       expectEqual("toolnexus s5 text", done.text, FINAL.s5);
       expectEqual("toolnexus s5 tool runs", ran.n - before, 1);
-      return Buffer.byteLength(json);
+      return Buffer.byteLength(text);
     },
   };
 }

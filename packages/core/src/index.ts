@@ -12,6 +12,12 @@ export {
   CHECKPOINT_VERSION,
   MAX_POLICY_DECISIONS,
 } from "./checkpoint.js";
+export {
+  decodeCheckpoint,
+  encodeCheckpoint,
+  expandStoredCheckpoint,
+  STORED_CHECKPOINT_FORMAT,
+} from "./checkpoint-text.js";
 export type { ToolContext, ToolProgress } from "./context.js";
 export type { AwaitedRequest, Durability, DurableStep, DurableStepKind } from "./durability.js";
 export { expiredAnswer, modelStepKey, toolStepKey } from "./durability.js";

@@ -7,6 +7,7 @@ import {
   type Checkpoint,
   type JournalEntry,
 } from "./checkpoint.js";
+import { expandStoredCheckpoint } from "./checkpoint-text.js";
 import { CheckpointError, shortId, ToolnexusError } from "./errors.js";
 import type { FinishedResult } from "./run-result.js";
 import type { Lease, PruneOptions, RunErrorInfo } from "./stores.js";
@@ -104,10 +105,15 @@ function parseStored(json: string, runId: string, what: string): unknown {
   }
 }
 
-/** A stored checkpoint, parsed and validated; a `CheckpointError` naming the run otherwise. */
+/**
+ * A stored checkpoint (the text `encodeCheckpoint` wrote, or version 2 text), parsed, expanded
+ * and validated; a `CheckpointError` naming the run otherwise.
+ */
 export function readStoredCheckpoint(json: string, runId: string): Checkpoint {
-  const value = parseStored(json, runId, "checkpoint");
+  const parsed = parseStored(json, runId, "checkpoint");
   try {
+    // Stored format 3 (compact) or version 2 text, which earlier releases wrote.
+    const value = expandStoredCheckpoint(parsed);
     assertCheckpoint(value);
     return value;
   } catch (cause) {

@@ -6,6 +6,7 @@ import {
   CheckpointError,
   checkActor,
   checkCancelReason,
+  encodeCheckpoint,
   type HaltReceipt,
   type JournalEntry,
   type Lease,
@@ -142,7 +143,7 @@ export function runOps(ctx: Context): RunOps {
         throw new CheckpointError(undefined, "a halted run needs at least one pending call");
       }
       // Everything is copied before the first await: the caller may change the checkpoint.
-      const json = JSON.stringify(checkpoint);
+      const json = encodeCheckpoint(checkpoint);
       const runId = checkpoint.runId;
       const sessionId = checkpoint.sessionId ?? null;
       const agent = checkpoint.agent ?? null;
@@ -221,7 +222,7 @@ export function runOps(ctx: Context): RunOps {
       assertCheckpoint(checkpoint);
       checkOwner(owner, "start()");
       checkLeaseMs(leaseMs, "start()");
-      const json = JSON.stringify(checkpoint);
+      const json = encodeCheckpoint(checkpoint);
       const { runId, createdAt } = checkpoint;
       const sessionId = checkpoint.sessionId ?? null;
       const agent = checkpoint.agent ?? null;
@@ -276,7 +277,7 @@ export function runOps(ctx: Context): RunOps {
       checkLease(lease, "step()");
       assertCheckpoint(checkpoint);
       const held = { ...lease };
-      const json = JSON.stringify(checkpoint);
+      const json = encodeCheckpoint(checkpoint);
       const runId = checkpoint.runId;
       // The same checkpoint written twice is written once: safe to try again.
       return db.retrying(async () => {

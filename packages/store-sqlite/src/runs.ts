@@ -7,6 +7,7 @@ import {
   checkActor,
   checkCancelReason,
   checkLoopEvents,
+  encodeCheckpoint,
   type HaltReceipt,
   type JournalEntry,
   type Lease,
@@ -448,20 +449,20 @@ export function runOps(db: Db, events: EventOps, cancels: CancelOps, due: DueOps
       if (checkpoint.pending.length === 0) {
         throw new CheckpointError(undefined, "a halted run needs at least one pending call");
       }
-      return haltTx.immediate(checkpoint, JSON.stringify(checkpoint), lease);
+      return haltTx.immediate(checkpoint, encodeCheckpoint(checkpoint), lease);
     },
 
     start(checkpoint, owner, leaseMs) {
       assertCheckpoint(checkpoint);
       checkOwner(owner, "start()");
       checkLeaseMs(leaseMs, "start()");
-      return startTx.immediate(checkpoint, JSON.stringify(checkpoint), owner, leaseMs);
+      return startTx.immediate(checkpoint, encodeCheckpoint(checkpoint), owner, leaseMs);
     },
 
     step(lease, checkpoint) {
       checkLease(lease, "step()");
       assertCheckpoint(checkpoint);
-      stepTx.immediate(lease, checkpoint, JSON.stringify(checkpoint));
+      stepTx.immediate(lease, checkpoint, encodeCheckpoint(checkpoint));
     },
 
     journal(lease, entry) {

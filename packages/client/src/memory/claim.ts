@@ -1,10 +1,10 @@
-import type {
-  Answer,
-  CancelInfo,
-  Checkpoint,
-  ClaimedRun,
-  JournalEntry,
-  RunErrorInfo,
+import {
+  type Answer,
+  type CancelInfo,
+  type ClaimedRun,
+  decodeCheckpoint,
+  type JournalEntry,
+  type RunErrorInfo,
 } from "@toolnexus/core";
 import { endCancelled } from "./cancel.js";
 import { checkLeaseMs, checkOwner } from "./checks.js";
@@ -78,7 +78,7 @@ export function claimOp(state: MemoryState, retention: Retention): MemoryRunStor
       endCancelled(state, retention, run, JSON.parse(run.cancelJson) as CancelInfo, now);
       return undefined;
     }
-    const checkpoint = JSON.parse(run.checkpointJson) as Checkpoint;
+    const checkpoint = decodeCheckpoint(run.checkpointJson);
     const answers: Answer[] = [];
     for (const call of checkpoint.pending) {
       const row = run.requests.get(call.request.id);

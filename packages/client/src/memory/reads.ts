@@ -1,13 +1,13 @@
-import type {
-  Answer,
-  CancelInfo,
-  Checkpoint,
-  FinishedResult,
-  Request,
-  RequestInfo,
-  RunErrorInfo,
-  RunInfo,
-  SuspensionSummary,
+import {
+  type Answer,
+  type CancelInfo,
+  decodeCheckpoint,
+  type FinishedResult,
+  type Request,
+  type RequestInfo,
+  type RunErrorInfo,
+  type RunInfo,
+  type SuspensionSummary,
 } from "@toolnexus/core";
 import {
   type MemoryState,
@@ -59,7 +59,7 @@ export function readOps(state: MemoryState): ReadOps {
         info.leaseExpiresAt = toIso(run.leaseExpiresMs!);
       }
       if (run.checkpointJson !== undefined) {
-        info.checkpoint = JSON.parse(run.checkpointJson) as Checkpoint;
+        info.checkpoint = decodeCheckpoint(run.checkpointJson);
       }
       if (run.resultJson !== undefined) info.result = JSON.parse(run.resultJson) as FinishedResult;
       if (run.errorJson !== undefined) info.lastError = JSON.parse(run.errorJson) as RunErrorInfo;

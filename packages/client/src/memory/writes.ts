@@ -3,6 +3,7 @@ import {
   type CancelInfo,
   type Checkpoint,
   CheckpointError,
+  encodeCheckpoint,
   type HaltReceipt,
   type Lease,
   MAX_EVENT_DATA_CHARS,
@@ -82,7 +83,8 @@ export function writeOps(
       const now = Date.now();
       // Kept as JSON text; what is read from `checkpoint` below is strings and numbers (or JSON
       // made of it) taken before this synchronous call returns, so nothing is shared with it.
-      const json = JSON.stringify(checkpoint);
+      // The text is the compact stored form every store keeps (v2 text would read as well).
+      const json = encodeCheckpoint(checkpoint);
       let run: RunRow;
       if (lease === undefined) {
         if (runs.has(checkpoint.runId)) throw runExists(checkpoint.runId);
@@ -166,8 +168,9 @@ export function writeOps(
       checkLeaseMs(leaseMs, "start");
       if (runs.has(checkpoint.runId)) throw runExists(checkpoint.runId);
       const now = Date.now();
-      const json = JSON.stringify(checkpoint);
-      const run = newRun(JSON.parse(json) as Checkpoint, json, now);
+      const json = encodeCheckpoint(checkpoint);
+      // Only strings are read from `checkpoint` (before this call returns), so no copy is needed.
+      const run = newRun(checkpoint, json, now);
       run.state = "running";
       run.owner = owner;
       run.token = 1;
@@ -180,7 +183,7 @@ export function writeOps(
     step(lease, checkpoint) {
       checkLease(lease, "step");
       checkCheckpoint(checkpoint, lease);
-      const json = JSON.stringify(checkpoint);
+      const json = encodeCheckpoint(checkpoint);
       const run = fence(lease);
       run.checkpointJson = json;
       run.journal = [];
