@@ -1,8 +1,9 @@
 import {
   type Answer,
   type CancelInfo,
+  type Checkpoint,
   type ClaimedRun,
-  decodeCheckpoint,
+  expandStoredCheckpoint,
   type JournalEntry,
   type RunErrorInfo,
 } from "@toolnexus/core";
@@ -78,7 +79,8 @@ export function claimOp(state: MemoryState, retention: Retention): MemoryRunStor
       endCancelled(state, retention, run, JSON.parse(run.cancelJson) as CancelInfo, now);
       return undefined;
     }
-    const checkpoint = decodeCheckpoint(run.checkpointJson);
+    // Its own text, checked when written: expanded, not validated again.
+    const checkpoint = expandStoredCheckpoint(JSON.parse(run.checkpointJson)) as Checkpoint;
     const answers: Answer[] = [];
     for (const call of checkpoint.pending) {
       const row = run.requests.get(call.request.id);
