@@ -16,6 +16,7 @@ const PARTS: ContentPart[] = [
 
 const chart = (parts: unknown): Tool => ({
   name: "chart",
+  source: "native",
   description: "Draws a chart",
   inputSchema: { type: "object" },
   execute: async () => ({ output: "the chart", isError: false, parts: parts as ContentPart[] }),
@@ -47,6 +48,7 @@ describe("tool result parts", () => {
     const runs = memoryRunStore();
     const ask: Tool = {
       name: "ask",
+      source: "native",
       description: "Asks",
       inputSchema: { type: "object" },
       execute: async (_args, ctx) =>
