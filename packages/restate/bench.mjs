@@ -88,7 +88,9 @@ export async function restateEngine() {
       "tcp",
       "--no-logo",
     ],
-    { stdio: "ignore" },
+    // Its own process group: the .bin launcher starts the real server as a child, and close()
+    // must stop both.
+    { stdio: "ignore", detached: true },
   );
   const adminUrl = `http://127.0.0.1:${admin}`;
   const ingressUrl = `http://127.0.0.1:${ingress}`;
@@ -131,8 +133,9 @@ export async function restateEngine() {
     },
     async close() {
       service.close();
-      server.kill("SIGKILL");
-      await new Promise((resolve) => server.once("exit", resolve));
+      const exited = new Promise((resolve) => server.once("exit", resolve));
+      process.kill(-server.pid, "SIGKILL");
+      await exited;
       rmSync(dir, { recursive: true, force: true });
     },
   };
