@@ -106,7 +106,12 @@ export {
   TERMINAL_RUN_EVENTS,
 } from "./run-events.js";
 export type { CheckedRunFilter, RetryReceipt, RunFilter, RunSummary } from "./run-listing.js";
-export { checkRunFilter, DEFAULT_RUNS_PER_LIST, MAX_RUNS_PER_LIST } from "./run-listing.js";
+export {
+  checkRunFilter,
+  DEFAULT_RUNS_PER_LIST,
+  MAX_RUNS_PER_LIST,
+  RUN_STATES,
+} from "./run-listing.js";
 export type {
   DoneResult,
   FinishedResult,

@@ -46,7 +46,8 @@ export interface RetryReceipt {
   state: RunState;
 }
 
-const RUN_STATES: readonly RunState[] = [
+/** Every {@link RunState}, in a run's usual order: for checking and listing them. */
+export const RUN_STATES: readonly RunState[] = [
   "waiting",
   "ready",
   "running",

@@ -1,19 +1,9 @@
-import type { RunFilter, RunState } from "@toolnexus/core";
+import { RUN_STATES, type RunFilter, type RunState } from "@toolnexus/core";
 import { usage } from "../cli-error.js";
 import { type Command, needs } from "../command.js";
 import { parseDuration, shortAge } from "../durations.js";
 import { EXIT } from "../exit-codes.js";
 import { oneLine, stateColour, table } from "../format.js";
-
-const STATES: readonly RunState[] = [
-  "waiting",
-  "ready",
-  "running",
-  "expired",
-  "done",
-  "failed",
-  "cancelled",
-];
 
 export const runsList: Command = {
   words: ["runs", "list"],
@@ -22,7 +12,7 @@ export const runsList: Command = {
   help: `Lists runs, the most recently changed first.
 
 Options:
-  --state <state>     ${STATES.join(", ")}
+  --state <state>     ${RUN_STATES.join(", ")}
   --agent <name>      the agent's name (createClient({ agent }))
   --session <id>      the session id
   --older-than <age>  unchanged for at least this long: 90s, 15m, 2h, 30d, 1w
@@ -42,9 +32,9 @@ Example:
   async run({ values, store, out }) {
     const filter: RunFilter = {};
     if (typeof values.state === "string") {
-      if (!STATES.includes(values.state as RunState)) {
+      if (!RUN_STATES.includes(values.state as RunState)) {
         throw usage(
-          `--state takes one of ${STATES.join(", ")}, not "${oneLine(values.state, 40)}"`,
+          `--state takes one of ${RUN_STATES.join(", ")}, not "${oneLine(values.state, 40)}"`,
         );
       }
       filter.state = values.state as RunState;
