@@ -1,7 +1,7 @@
 // What an operator asks of a store beyond one run by id: the runs themselves (by state, agent,
 // session and age), a failed run handed back to the workers, and the journal of the step in
 // flight. The `toolnexus` command uses them; every store toolnexus ships has them.
-import type { RunErrorInfo, RunState } from "./stores.js";
+import type { RunErrorInfo, RunState } from "./run-state.js";
 
 /** The most runs one {@link RunFilter} returns, and the default. */
 export const MAX_RUNS_PER_LIST = 1000;

@@ -3,34 +3,14 @@ import type { Message } from "./messages.js";
 import type { RecordedRunEvent, RunEventInit } from "./run-events.js";
 import type { RetryReceipt, RunFilter, RunSummary } from "./run-listing.js";
 import type { FinishedResult } from "./run-result.js";
+import type { RunErrorInfo, RunState } from "./run-state.js";
 import type { ClaimDueOptions, DueTimer } from "./waiting.js";
 import type { Answer, Request } from "./wire.js";
 
+export type { RunErrorInfo, RunState } from "./run-state.js";
+
 /** A value or a promise of it: stores may be synchronous (SQLite) or not (a network database). */
 export type Awaitable<T> = T | Promise<T>;
-
-/**
- * Where a durable run stands. Every state can be continued or read by a public call:
- *
- * - `waiting`: halted for answers; recording an answer makes it `ready`.
- * - `ready`: can continue now (an answer arrived, or a worker gave it back after an error).
- * - `running`: a worker holds its lease (`owner`, `leaseExpiresAt`); past the expiry any
- *   worker may take it over.
- * - `expired`: waiting, but a request's deadline passed; a worker continues it, the tool
- *   seeing `{ ok: false, reason: "expired" }`.
- * - `done`: finished; its result is kept until pruned.
- * - `failed`: a worker gave up on it after repeated errors; the last error is kept, and
- *   continuing it by id (`client.continueRun`) tries again.
- * - `cancelled`: someone cancelled it ({@link RunStore.cancel}); who and why are kept. Final.
- */
-export type RunState =
-  | "waiting"
-  | "ready"
-  | "running"
-  | "expired"
-  | "done"
-  | "failed"
-  | "cancelled";
 
 /**
  * Where one request of a halted run stands: `waiting` for an answer, `answered` (recorded, not
@@ -98,14 +78,6 @@ export interface Lease {
    * (its tools see their signal abort) and ends it with `finish(lease, { state: "cancelled" })`.
    */
   cancel?: CancelInfo;
-}
-
-/** An error a run stopped on, as the store records it (no stack, no secrets). */
-export interface RunErrorInfo {
-  code: string;
-  message: string;
-  /** ISO time it happened. */
-  at: string;
 }
 
 /** What {@link RunStore.claim} hands a worker: everything needed to continue the run. */
