@@ -1,6 +1,7 @@
 // The durability seam: what the loop needs from a durable backend. A replay engine (Restate,
 // DBOS, Temporal) implements it around its own journal; toolnexus's run stores are the same
 // seam written as a lease, a journal entry per call and a halt the process lets go of.
+import { ToolnexusError } from "./errors.js";
 import type { Answer, Request } from "./wire.js";
 
 /** What a step does: one model turn, or one execution of a tool call. */
@@ -63,4 +64,21 @@ export function modelStepKey(turn: number): string {
 /** The step key of a call's execution: its first, or the one with the answer to `requestId`. */
 export function toolStepKey(callId: string, requestId?: string): string {
   return requestId === undefined ? `tool/${callId}` : `tool/${callId}/${requestId}`;
+}
+
+/**
+ * The largest answer, in characters of JSON, an engine adapter records into a run's journal (a
+ * form's data, not a file): the engine keeps every answer in its own log.
+ */
+export const MAX_DURABLE_ANSWER_CHARS = 256 * 1024;
+
+/** Throws a `ToolnexusError` (`answer_too_large`) for an answer past {@link MAX_DURABLE_ANSWER_CHARS}. */
+export function checkDurableAnswerSize(answer: Answer): void {
+  const size = JSON.stringify(answer).length;
+  if (size > MAX_DURABLE_ANSWER_CHARS) {
+    throw new ToolnexusError(
+      "answer_too_large",
+      `the answer to ${answer.id} is ${size} characters of JSON; at most ${MAX_DURABLE_ANSWER_CHARS} are recorded`,
+    );
+  }
 }

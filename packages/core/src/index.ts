@@ -20,7 +20,13 @@ export {
 } from "./checkpoint-text.js";
 export type { ToolContext, ToolProgress } from "./context.js";
 export type { AwaitedRequest, Durability, DurableStep, DurableStepKind } from "./durability.js";
-export { expiredAnswer, modelStepKey, toolStepKey } from "./durability.js";
+export {
+  checkDurableAnswerSize,
+  expiredAnswer,
+  MAX_DURABLE_ANSWER_CHARS,
+  modelStepKey,
+  toolStepKey,
+} from "./durability.js";
 export {
   AnswerConflictError,
   CheckpointError,

@@ -5,10 +5,11 @@ import { Error as DbosErrors } from "@dbos-inc/dbos-sdk";
 import {
   type Answer,
   type AwaitedRequest,
+  checkDurableAnswerSize,
+  MAX_DURABLE_ANSWER_CHARS,
   parseAnswer,
   type Request,
   RunNotFoundError,
-  ToolnexusError,
 } from "@toolnexus/core";
 import { ANSWER_TOPIC, WAITING_EVENT } from "./names.js";
 
@@ -26,8 +27,8 @@ export interface DbosMessenger {
   getEvent<T>(workflowID: string, key: string, timeoutSeconds?: number): Promise<T | null>;
 }
 
-/** Largest answer `answer()` sends, as JSON (a form's data, not a file). */
-export const MAX_ANSWER_CHARS = 256 * 1024;
+/** Largest answer `answer()` sends, as JSON (a form's data, not a file): core's cap for engines. */
+export const MAX_ANSWER_CHARS = MAX_DURABLE_ANSWER_CHARS;
 
 export interface DbosAnswerOptions {
   /**
@@ -96,13 +97,7 @@ export async function answer(
   options: DbosAnswerOptions = {},
 ): Promise<DbosAnswerReceipt> {
   const parsed = parseAnswer(given);
-  const size = JSON.stringify(parsed).length;
-  if (size > MAX_ANSWER_CHARS) {
-    throw new ToolnexusError(
-      "answer_too_large",
-      `the answer to ${parsed.id} is ${size} characters of JSON; at most ${MAX_ANSWER_CHARS} are sent`,
-    );
-  }
+  checkDurableAnswerSize(parsed);
   const awaited = (await waitingRequests(via, runId)).find(
     ({ request }) => request.id === parsed.id,
   );

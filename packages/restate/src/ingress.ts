@@ -1,7 +1,13 @@
 // Talking to a toolnexus workflow through Restate's ingress, from any process: start a run, list
 // what it waits for, answer it, and wait for its result.
 import type { RunResult } from "@toolnexus/client";
-import { type Answer, type AwaitedRequest, parseAnswer, ToolnexusError } from "@toolnexus/core";
+import {
+  type Answer,
+  type AwaitedRequest,
+  checkDurableAnswerSize,
+  parseAnswer,
+  ToolnexusError,
+} from "@toolnexus/core";
 import { type AnswerReceipt, DEFAULT_SERVICE, type RunInput } from "./workflow.js";
 
 /**
@@ -127,6 +133,7 @@ export async function answerRun(
   options: IngressOptions = {},
 ): Promise<AnswerReceipt> {
   const checked = parseAnswer(answer);
+  checkDurableAnswerSize(checked);
   if (typeof ingress === "string") {
     return (await post(ingress, path(options, runId, "answer"), checked, options)) as AnswerReceipt;
   }

@@ -4,7 +4,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { createClient } from "@toolnexus/client";
 import { scriptedModel } from "@toolnexus/client/testing";
-import { pending, type ToolContext } from "@toolnexus/core";
+import { MAX_DURABLE_ANSWER_CHARS, pending, type ToolContext } from "@toolnexus/core";
 import { nativeTool } from "@toolnexus/native";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -168,5 +168,17 @@ describe("a toolnexus run as a Restate workflow", () => {
       body: JSON.stringify({ ok: "yes" }),
     });
     expect(response.status).toBe(400);
+    // An answer past the cap is refused before it is sent, and by the handler too.
+    const huge = { id: "pnd_huge", ok: true, data: { text: "x".repeat(MAX_DURABLE_ANSWER_CHARS) } };
+    await expect(answerRun(restate.ingress, "run-1", huge)).rejects.toMatchObject({
+      code: "answer_too_large",
+    });
+    const tooLarge = await fetch(`${restate.ingress}/toolnexus/run-1/answer`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(huge),
+    });
+    expect(tooLarge.status).toBe(400);
+    expect(await tooLarge.text()).toMatch(/at most \d+ are recorded/);
   });
 });

@@ -9,7 +9,13 @@ import {
   workflow,
 } from "@restatedev/restate-sdk";
 import type { Client, RunResult } from "@toolnexus/client";
-import { type Answer, type AwaitedRequest, type Message, parseAnswer } from "@toolnexus/core";
+import {
+  type Answer,
+  type AwaitedRequest,
+  checkDurableAnswerSize,
+  type Message,
+  parseAnswer,
+} from "@toolnexus/core";
 import {
   answerPromiseName,
   type RestateDurabilityOptions,
@@ -109,6 +115,7 @@ export function toolnexusWorkflow(options: ToolnexusWorkflowOptions) {
           let answer: Answer;
           try {
             answer = parseAnswer(given);
+            checkDurableAnswerSize(answer);
           } catch (thrown) {
             throw new TerminalError((thrown as Error).message, { errorCode: 400 });
           }
