@@ -5,7 +5,7 @@
 // 127.0.0.1. Failures listed in conformance-baseline.yml (with why) are expected; any other
 // failure, or a listed one that now passes, fails the run. The suite needs Node >= 22: give its
 // binary in NODE22, or this script looks in the cache .ci/other-nodes.sh fills. Offline.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -47,20 +47,42 @@ try {
     ["2026-07-28", ["--suite", "all", "--spec-version", "2026-07-28"]],
     ...TASK_SCENARIOS.map((scenario) => [scenario, ["--scenario", scenario]]),
   ];
-  for (const [version, args] of runs) {
-    const out = spawnSync(node22, [cli, "server", "--url", url, ...args, ...baseline], {
-      cwd: here,
-      encoding: "utf8",
-      timeout: 600_000,
+  // The runs share the one server (each its own sessions) and mostly wait on it: a few at once
+  // (CONFORMANCE_JOBS, default 3); summaries print in list order.
+  const runOne = ([version, args]) =>
+    new Promise((resolve) => {
+      const child = spawn(node22, [cli, "server", "--url", url, ...args, ...baseline], {
+        cwd: here,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let text = "";
+      child.stdout.on("data", (chunk) => (text += chunk));
+      child.stderr.on("data", (chunk) => (text += chunk));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 600_000);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ version, ok: code === 0, text });
+      });
     });
-    const text = `${out.stdout}\n${out.stderr}`;
+  const jobs = Math.max(1, Number(process.env.CONFORMANCE_JOBS) || 3);
+  const results = new Array(runs.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: jobs }, async () => {
+      while (next < runs.length) {
+        const index = next++;
+        results[index] = await runOne(runs[index]);
+      }
+    }),
+  );
+  for (const { version, ok, text } of results) {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the suite colours its output.
     const plain = text.replace(/\u001b\[[0-9;]*m/g, "");
     const at = plain.indexOf("=== SUMMARY");
     const summary =
       at >= 0 ? plain.slice(at) : (plain.match(/^Passed:.*$/m)?.[0] ?? plain.slice(-2000));
     console.log(`--- ${version}\n${summary.trim()}`);
-    if (out.status !== 0) failed = true;
+    if (!ok) failed = true;
   }
 } finally {
   server.stdin.end();
