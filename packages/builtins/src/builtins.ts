@@ -12,7 +12,8 @@ import {
 } from "./options.js";
 import { questionTool } from "./question.js";
 import { readTool } from "./read.js";
-import { memoryTodoStore, todowriteTool } from "./todowrite.js";
+import { memoryTodoStore } from "./todo-store.js";
+import { todowriteTool } from "./todowrite.js";
 import { webfetchTool } from "./webfetch.js";
 import { writeTool } from "./write.js";
 

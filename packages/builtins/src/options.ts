@@ -1,5 +1,5 @@
 import type { Tool } from "@toolnexus/core";
-import type { TodoStore } from "./todowrite.js";
+import type { TodoStore } from "./todo-store.js";
 
 /** The ten built-in tool names, in the contract's order. */
 export const BUILTIN_NAMES = [

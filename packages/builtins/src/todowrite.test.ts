@@ -2,7 +2,8 @@ import { createClient } from "@toolnexus/client";
 import { scriptedModel } from "@toolnexus/client/testing";
 import { describe, expect, it } from "vitest";
 import { callThroughClient } from "./test-support.js";
-import { memoryTodoStore, todowriteTool } from "./todowrite.js";
+import { memoryTodoStore } from "./todo-store.js";
+import { todowriteTool } from "./todowrite.js";
 
 const todos = [
   { id: "1", text: "write the tests", completed: true },

@@ -2,43 +2,7 @@ import type { Tool, ToolContext, ToolResult } from "@toolnexus/core";
 import { ok } from "@toolnexus/core";
 import { type Args, ArgumentError, defineBuiltin } from "./define.js";
 import type { BuiltinToolOptions } from "./options.js";
-
-/** One todo, as the contract defines it. */
-export interface TodoItem {
-  id: string;
-  text: string;
-  completed: boolean;
-}
-
-/** Where todowrite keeps each session's list (the key is the session id, else the run id). */
-export interface TodoStore {
-  get(key: string): TodoItem[] | undefined;
-  set(key: string, todos: TodoItem[]): void;
-}
-
-/**
- * An in-memory {@link TodoStore} keeping the lists of the `maxSessions` (1000) most recently
- * written sessions. Lists are copies: changing a returned list changes nothing stored.
- */
-export function memoryTodoStore(options: { maxSessions?: number } = {}): TodoStore {
-  const max = options.maxSessions ?? 1000;
-  const lists = new Map<string, TodoItem[]>();
-  return {
-    get: (key) => lists.get(key)?.map((todo) => ({ ...todo })),
-    set(key, todos) {
-      lists.delete(key);
-      lists.set(
-        key,
-        todos.map((todo) => ({ ...todo })),
-      );
-      while (lists.size > max) {
-        const oldest = lists.keys().next().value;
-        if (oldest === undefined) break;
-        lists.delete(oldest);
-      }
-    },
-  };
-}
+import { memoryTodoStore, type TodoItem } from "./todo-store.js";
 
 /** The list as todowrite prints it: `[x] text` / `[ ] text` per line, or `(no todos)`. */
 export function renderTodos(todos: readonly TodoItem[]): string {
