@@ -1,8 +1,4 @@
-export {
-  errorType,
-  type OtelInstrumentationOptions,
-  otelInstrumentation,
-} from "./instrumentation.js";
+export { type OtelInstrumentationOptions, otelInstrumentation } from "./instrumentation.js";
 export { ATTR as ATTRIBUTES, EVENT as EVENTS, METRIC as METRICS } from "./names.js";
 export type {
   OtelInstrumentation,
@@ -20,3 +16,4 @@ export type {
   TracedToolResult,
   TracedUsage,
 } from "./seam.js";
+export { errorType } from "./span-parts.js";
