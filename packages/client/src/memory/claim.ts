@@ -1,16 +1,8 @@
-import {
-  type Answer,
-  type CancelInfo,
-  type Checkpoint,
-  type ClaimedRun,
-  expandStoredCheckpoint,
-  type JournalEntry,
-  type RunErrorInfo,
-} from "@toolnexus/core";
+import type { Answer, CancelInfo, ClaimedRun, JournalEntry, RunErrorInfo } from "@toolnexus/core";
 import { endCancelled } from "./cancel.js";
 import { checkLeaseMs, checkOwner } from "./checks.js";
 import type { Retention } from "./retention.js";
-import { type MemoryState, type RunRow, wakeMs } from "./rows.js";
+import { checkpointOf, type MemoryState, type RunRow, wakeMs } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";
 
 // A worker takes a run under a new lease: the one asked for by id, or the one claimable longest.
@@ -79,8 +71,7 @@ export function claimOp(state: MemoryState, retention: Retention): MemoryRunStor
       endCancelled(state, retention, run, JSON.parse(run.cancelJson) as CancelInfo, now);
       return undefined;
     }
-    // Its own text, checked when written: expanded, not validated again.
-    const checkpoint = expandStoredCheckpoint(JSON.parse(run.checkpointJson)) as Checkpoint;
+    const checkpoint = checkpointOf(run.checkpointJson);
     const answers: Answer[] = [];
     for (const call of checkpoint.pending) {
       const row = run.requests.get(call.request.id);

@@ -1,16 +1,15 @@
-import {
-  type Answer,
-  type CancelInfo,
-  type Checkpoint,
-  expandStoredCheckpoint,
-  type FinishedResult,
-  type Request,
-  type RequestInfo,
-  type RunErrorInfo,
-  type RunInfo,
-  type SuspensionSummary,
+import type {
+  Answer,
+  CancelInfo,
+  FinishedResult,
+  Request,
+  RequestInfo,
+  RunErrorInfo,
+  RunInfo,
+  SuspensionSummary,
 } from "@toolnexus/core";
 import {
+  checkpointOf,
   type MemoryState,
   newest,
   type RequestRow,
@@ -60,8 +59,7 @@ export function readOps(state: MemoryState): ReadOps {
         info.leaseExpiresAt = toIso(run.leaseExpiresMs!);
       }
       if (run.checkpointJson !== undefined) {
-        // Its own text, checked when written: expanded, not validated again.
-        info.checkpoint = expandStoredCheckpoint(JSON.parse(run.checkpointJson)) as Checkpoint;
+        info.checkpoint = checkpointOf(run.checkpointJson);
       }
       if (run.resultJson !== undefined) info.result = JSON.parse(run.resultJson) as FinishedResult;
       if (run.errorJson !== undefined) info.lastError = JSON.parse(run.errorJson) as RunErrorInfo;

@@ -83,6 +83,17 @@ export interface MemoryState {
 
 export const toIso = (ms: number): string => new Date(ms).toISOString();
 
+// A checkpoint is kept as its plain JSON (the version 2 text), not in the compact stored form
+// the database stores write (encodeCheckpoint): nothing here is written to disk or sent, and
+// plain JSON is written and read back by V8 alone, at about half the cost of the compact form
+// on every halt, step, read and claim.
+
+/** The text this store keeps for `checkpoint` (already validated). */
+export const checkpointText = (checkpoint: Checkpoint): string => JSON.stringify(checkpoint);
+
+/** The checkpoint a run's text holds: a fresh copy, not validated again (it was when written). */
+export const checkpointOf = (json: string): Checkpoint => JSON.parse(json) as Checkpoint;
+
 /** A new run row, `waiting` on `checkpoint` (already a copy; `json` is its text). */
 export function newRun(checkpoint: Checkpoint, json: string, now: number): RunRow {
   const run: RunRow = {

@@ -3,7 +3,6 @@ import {
   type CancelInfo,
   type Checkpoint,
   CheckpointError,
-  encodeCheckpoint,
   type HaltReceipt,
   type Lease,
   MAX_EVENT_DATA_CHARS,
@@ -16,7 +15,7 @@ import { keepTimers } from "./due.js";
 import { capText } from "./events.js";
 import type { Fence, Lost } from "./fence.js";
 import type { Retention } from "./retention.js";
-import { type MemoryState, newRun, type RunRow } from "./rows.js";
+import { checkpointText, type MemoryState, newRun, type RunRow } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";
 
 // The writes of a run's life: the ones a worker makes under its lease (and the first halt or
@@ -83,8 +82,7 @@ export function writeOps(
       const now = Date.now();
       // Kept as JSON text; what is read from `checkpoint` below is strings and numbers (or JSON
       // made of it) taken before this synchronous call returns, so nothing is shared with it.
-      // The text is the compact stored form every store keeps (v2 text would read as well).
-      const json = encodeCheckpoint(checkpoint);
+      const json = checkpointText(checkpoint);
       let run: RunRow;
       if (lease === undefined) {
         if (runs.has(checkpoint.runId)) throw runExists(checkpoint.runId);
@@ -168,7 +166,7 @@ export function writeOps(
       checkLeaseMs(leaseMs, "start");
       if (runs.has(checkpoint.runId)) throw runExists(checkpoint.runId);
       const now = Date.now();
-      const json = encodeCheckpoint(checkpoint);
+      const json = checkpointText(checkpoint);
       // Only strings are read from `checkpoint` (before this call returns), so no copy is needed.
       const run = newRun(checkpoint, json, now);
       run.state = "running";
@@ -183,7 +181,7 @@ export function writeOps(
     step(lease, checkpoint) {
       checkLease(lease, "step");
       checkCheckpoint(checkpoint, lease);
-      const json = encodeCheckpoint(checkpoint);
+      const json = checkpointText(checkpoint);
       const run = fence(lease);
       run.checkpointJson = json;
       run.journal = [];
