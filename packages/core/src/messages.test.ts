@@ -44,6 +44,15 @@ describe("toolCall argument depth", () => {
     expect(toolCall("c1", "t", `{"list":[${nest(MAX_WIRE_DEPTH)}]}`).argsError).toBeDefined();
   });
 
+  it("refuses the shortest text that nests too deep (one bracket pair per level)", () => {
+    const levels = MAX_WIRE_DEPTH + 1;
+    const text = `${"[".repeat(levels - 1)}${"]".repeat(levels - 1)}`;
+    const call = toolCall("c1", "t", `{"":${text}}`);
+    expect(call.argsError).toBe(`arguments nest deeper than ${MAX_WIRE_DEPTH} levels`);
+    // One level less passes.
+    expect(toolCall("c1", "t", `{"":${text.slice(1, -1)}}`).argsError).toBeUndefined();
+  });
+
   it("accepts arguments exactly MAX_WIRE_DEPTH levels deep", () => {
     const call = toolCall("c1", "t", nest(MAX_WIRE_DEPTH));
     expect(call.argsError).toBeUndefined();

@@ -141,7 +141,9 @@ export function toolCall(id: string, name: string, rawArgs: string): ToolCall {
     if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
       // JSON.parse takes any depth, but a checkpoint, a store or a fingerprint of such
       // arguments would overflow the stack: refused like arguments that are not JSON.
-      if (deeperThan(parsed, MAX_WIRE_DEPTH)) {
+      // Nesting past the limit takes an opening and a closing bracket per level: shorter text
+      // cannot (most arguments are, and skip the walk).
+      if (rawArgs.length >= 2 * (MAX_WIRE_DEPTH + 1) && deeperThan(parsed, MAX_WIRE_DEPTH)) {
         return {
           id,
           name,
