@@ -30,6 +30,12 @@ describe("fingerprint()", () => {
     }
   });
 
+  it("hashes the canonical JSON of nested arrays and objects (undefined in an array is null)", () => {
+    expect(fingerprint("t", { d: {}, a: [1, undefined, { c: undefined, b: null }, []] })).toBe(
+      reference('t\u0000{"a":[1,null,{"b":null},[]],"d":{}}'),
+    );
+  });
+
   it("ignores key order and undefined values", () => {
     expect(fingerprint("deploy", { env: "prod", force: undefined, n: [1, { z: 1, y: 2 }] })).toBe(
       fingerprint("deploy", { n: [1, { y: 2, z: 1 }], env: "prod" }),

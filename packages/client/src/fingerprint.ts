@@ -1,14 +1,24 @@
 // A stable fingerprint of a call (tool name + arguments) so a resume can refuse to run anything
 // other than the call that suspended. Not a security hash: it detects edits and corruption.
 
+// Built by concatenation, without the intermediate arrays of map/join: it runs at every halt
+// and every resume.
 function stable(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(stable).join(",")}]`;
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++)
+      out += i === 0 ? stable(value[i]) : `,${stable(value[i])}`;
+    return `${out}]`;
+  }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record)
-    .filter((key) => record[key] !== undefined)
-    .sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${stable(record[key])}`).join(",")}}`;
+  let out = "{";
+  for (const key of Object.keys(record).sort()) {
+    const item = record[key];
+    if (item === undefined) continue;
+    out += `${out.length === 1 ? "" : ","}${JSON.stringify(key)}:${stable(item)}`;
+  }
+  return `${out}}`;
 }
 
 /**

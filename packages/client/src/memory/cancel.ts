@@ -86,7 +86,8 @@ export function cancelOp(state: MemoryState, retention: Retention): MemoryRunSto
     if (reason !== undefined) cancel.reason = reason;
     // Listed before any is changed: ending a run may drop older finished ones (retention).
     const prefix = `${runId}/`;
-    const subRuns = [...runs.values()].filter((sub) => sub.runId.startsWith(prefix));
+    const subRuns: RunRow[] = [];
+    for (const sub of runs.values()) if (sub.runId.startsWith(prefix)) subRuns.push(sub);
     const outcome = cancelOne(run, cancel, now);
     for (const sub of subRuns) cancelOne(sub, cancel, now);
     return { runId, outcome, state: run.state };
