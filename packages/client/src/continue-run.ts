@@ -10,9 +10,9 @@ import {
   type PendingCall,
 } from "@toolnexus/core";
 import type { Settled } from "./call-outcome.js";
-import { callStep } from "./durable-steps.js";
+import { callStep, stepsOf } from "./durable-steps.js";
 import { settleAll } from "./fan-out.js";
-import { journalCall, replay } from "./journaled-call.js";
+import { replay } from "./journaled-call.js";
 import { checkPending, findCall, isRefusal, toolFor } from "./preflight.js";
 import { carryOver, type ResolvedCall } from "./redeploy.js";
 import type { Run } from "./run-state.js";
@@ -49,7 +49,7 @@ export async function continueFrom(run: Run, claimed: ClaimedRun): Promise<RunRe
       }
       run.attempts.set(callIdOf(call), since + 1);
     }
-    const halted = await settleTurn(run, last, journaled);
+    const halted = await settleTurn(run, last);
     if (halted !== undefined) return halt(run, halted);
     return loop(run);
   }
@@ -124,11 +124,10 @@ async function continueHalted(
             waiting.waitRules,
             by,
           );
-        const { durability } = run.config;
-        settled = await (durability === undefined
+        const steps = stepsOf(run);
+        settled = await (steps === undefined
           ? again()
-          : callStep(run, durability, call, waiting.request.id, again));
-        if (run.journal !== undefined) await journalCall(run, call.id, settled, waiting.request.id);
+          : callStep(run, steps, call, waiting.request.id, again));
       }
       run.messages[waiting.slot] = settled.message;
       return settled.pending === undefined ? undefined : { ...settled.pending, slot: waiting.slot };

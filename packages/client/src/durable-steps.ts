@@ -1,12 +1,13 @@
-// A run under a durability backend (RunOptions.durability): each model turn and each execution
-// of a tool call is one step of the backend, recorded once and replayed from its record. What
-// the loop does outside steps only depends on step results, so a replay engine that runs the
-// handler again from the top rebuilds the same run.
+// A durable run's steps: each model turn and each execution of a tool call is one step of its
+// backend (an engine's `RunOptions.durability`, or the run store under the run's lease:
+// lease-durability.ts), recorded once and replayed from its record. What the loop does outside
+// steps only depends on step results, so a replay engine that runs the handler again from the
+// top rebuilds the same run.
 import {
   addUsage,
   callIdOf,
   type Durability,
-  type JournalEntry,
+  type DurableStep,
   type ModelResponse,
   modelStepKey,
   type ToolCall,
@@ -16,7 +17,6 @@ import {
 import { rollUp, type Settled } from "./call-outcome.js";
 import { settleAll } from "./fan-out.js";
 import { loopId } from "./ids.js";
-import { journalCall, replay } from "./journaled-call.js";
 import { callModel } from "./model-call.js";
 import type { Run } from "./run-state.js";
 import { refuseCall, settleCall } from "./tool-call.js";
@@ -67,29 +67,29 @@ function withIds(response: ModelResponse): ModelResponse {
     : { ...response, id, toolCalls };
 }
 
-/** A turn's calls, each a step (a call an earlier claim journaled is reused as it is). */
+/** The backend a run's steps go to: the store under its lease, else the engine, else none. */
+export function stepsOf(run: Run): Durability | undefined {
+  return run.journal?.steps ?? run.config.durability;
+}
+
+/** A turn's calls, each a step (a call the backend recorded before is reused as it is). */
 export function settleTurnDurably(
   run: Run,
   durability: Durability,
   messageId: string,
   calls: readonly ToolCall[],
-  journaled: ReadonlyMap<string, JournalEntry> | undefined,
 ): Promise<Settled[]> {
   const { maxConcurrentTools, maxToolCallsPerTurn } = run.config;
   const asked = calls.length;
   // Steps start in call order (settleAll hands out indices in order), so a replay starts them
   // in the same order whichever finished first.
-  return settleAll(asked, maxConcurrentTools, async (i) => {
+  return settleAll(asked, maxConcurrentTools, (i) => {
     const call = calls[i]!;
-    const done = journaled?.get(call.id);
-    if (done !== undefined) return replay(run, done);
-    const settled = await callStep(run, durability, call, undefined, () =>
+    return callStep(run, durability, call, undefined, () =>
       i < maxToolCallsPerTurn
         ? settleCall(run, call, messageId)
         : refuseCall(run, call, messageId, asked),
     );
-    if (run.journal !== undefined) await journalCall(run, call.id, settled, undefined);
-    return settled;
   });
 }
 
@@ -106,15 +106,14 @@ export async function callStep(
 ): Promise<Settled> {
   const callId = callIdOf(call);
   let ran = false;
-  const settled = await durability.step(
-    { key: toolStepKey(callId, requestId), kind: "tool" },
-    async (attempt) => {
-      ran = true;
-      run.attempts ??= new Map();
-      run.attempts.set(callId, attempt);
-      return work();
-    },
-  );
+  const step: DurableStep = { key: toolStepKey(callId, requestId), kind: "tool", callId };
+  if (requestId !== undefined) step.requestId = requestId;
+  const settled = await durability.step(step, async (attempt) => {
+    ran = true;
+    run.attempts ??= new Map();
+    run.attempts.set(callId, attempt);
+    return work();
+  });
   if (!ran) replayed(run, settled);
   return settled;
 }

@@ -20,9 +20,11 @@ import { continueFrom } from "./continue-run.js";
 import { RunCancelledError } from "./errors.js";
 import { traced } from "./instrumentation.js";
 import { errorInfo, Journal, retryDelayMs } from "./journal.js";
+import { LeaseDurability } from "./lease-durability.js";
 import { checkBeforeClaim, checkClaimed, refusal } from "./preflight.js";
 import { reopened } from "./redeploy.js";
 import { Run, restoredStart } from "./run-state.js";
+import { sleep } from "./store-answers.js";
 import { loop } from "./turn-loop.js";
 import type { PendingResult, RunEvent, RunResult } from "./types.js";
 
@@ -80,6 +82,7 @@ export async function startDurable(
   }
   const lease = await config.runs.start(run.checkpoint([]), config.owner, config.leaseMs);
   const journal = new Journal(config.runs, lease, config.leaseMs, 0, () => run.messages);
+  journal.steps = new LeaseDurability(journal, [], (id) => attemptOf(run, id), config.durability);
   const result = await underLease(run, journal, () => loop(run));
   if (run.readyAfterHalt) return settleRun(config, run.runId, signal, undefined);
   return result;
@@ -151,12 +154,23 @@ export async function continueClaimed(
     claimed.failures,
     () => run.messages,
   );
+  journal.steps = new LeaseDurability(
+    journal,
+    claimed.journal,
+    (id) => attemptOf(run, id),
+    config.durability,
+  );
   const result = await traced(
     run.trace,
     underLease(run, journal, () => continueFrom(run, reopened(claimed, requests))),
   );
   if (follow && run.readyAfterHalt) return settleRun(config, run.runId, signal, sink);
   return result;
+}
+
+/** A call's attempt as the claims since the run's checkpoint count it (continue-run.ts). */
+function attemptOf(run: Run, callId: string): number {
+  return run.attempts?.get(callId) ?? 1;
 }
 
 /**
@@ -171,25 +185,6 @@ function sameHalt(before: Checkpoint | undefined, now: Checkpoint): boolean {
     if (before.pending[i]!.request.id !== now.pending[i]!.request.id) return false;
   }
   return true;
-}
-
-function sleep(
-  ms: number,
-  signal: AbortSignal | undefined,
-  wake: ((onReady: () => void) => () => void) | undefined,
-): Promise<void> {
-  return new Promise((resolve) => {
-    let unsubscribe: (() => void) | undefined;
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      unsubscribe?.();
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-    unsubscribe = wake?.(done);
-  });
 }
 
 /** A halted run's pending result, rebuilt from the store (its answers were not all in yet). */

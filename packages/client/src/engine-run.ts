@@ -3,18 +3,19 @@
 // a store of its own, in memory, for this execution of the handler only: the engine's journal is
 // what survives, and a replay rebuilds the store from the recorded steps. A halt waits for its
 // answers through the engine (`durability.answers`) and the run continues in the same call.
-import { type AwaitedRequest, type Durability, ToolnexusError } from "@toolnexus/core";
+import { type Durability, ToolnexusError } from "@toolnexus/core";
 import type { ResolvedConfig } from "./config.js";
 import { parseAnswers, recordAnswers, settleRun } from "./durable.js";
 import { memoryRunStore } from "./memory-stores.js";
 import { startRun } from "./start.js";
+import { awaitedOf, isRunStore, runOnStore } from "./store-run.js";
 import type { RunOptions, RunResult } from "./types.js";
 
 function checkDurability(durability: unknown): asserts durability is Durability {
   const given = durability as Partial<Durability> | null;
   if (typeof given?.step !== "function" || typeof given.answers !== "function") {
     throw new TypeError(
-      "run: durability must have step(step, work) and answers(requests) methods (an engine adapter such as @toolnexus/restate makes one)",
+      "run: durability must be a run store, or have step(step, work) and answers(requests) methods (an engine adapter such as @toolnexus/restate makes one)",
     );
   }
 }
@@ -26,7 +27,6 @@ export async function runUnderEngine(
   options: RunOptions,
 ): Promise<RunResult> {
   const { durability, runId, ...rest } = options;
-  checkDurability(durability);
   if (typeof runId !== "string" || runId === "") {
     throw new TypeError(
       "run: a run under durability needs runId (the engine's workflow key), so a replay is the same run",
@@ -35,6 +35,8 @@ export async function runUnderEngine(
   if (options.durable === true) {
     throw new TypeError("run: durable and durability exclude each other (the engine is the store)");
   }
+  if (isRunStore(durability)) return runOnStore(config, durability, prompt, { ...options, runId });
+  checkDurability(durability);
   const own: ResolvedConfig = {
     ...config,
     runs: memoryRunStore(),
@@ -58,7 +60,7 @@ export async function runUnderEngine(
   }
   let result = await startRun(own, prompt, { ...rest, runId }, { history: options.history });
   while (result.status === "pending") {
-    const awaited = await awaitedOf(own, runId);
+    const awaited = await awaitedOf(own.runs, runId);
     const answers = parseAnswers(await durability.answers(awaited));
     const asked = new Set(awaited.map(({ request }) => request.id));
     for (const answer of answers) {
@@ -73,16 +75,6 @@ export async function runUnderEngine(
     result = await settleRun(own, runId, options.signal, undefined);
   }
   return result;
-}
-
-/** The halted run's requests that still wait, with their deadlines. */
-async function awaitedOf(config: ResolvedConfig, runId: string): Promise<AwaitedRequest[]> {
-  const info = await config.runs.getRun(runId);
-  const pending = info?.checkpoint?.pending ?? [];
-  return pending.map((call) => {
-    const deadline = call.deadline ?? call.request.expiresAt;
-    return deadline === undefined ? { request: call.request } : { request: call.request, deadline };
-  });
 }
 
 /** `ask` and `stream` do not run under an engine: their events and transcript are not steps. */

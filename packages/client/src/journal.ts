@@ -3,6 +3,7 @@
 import {
   type CancelInfo,
   type Checkpoint,
+  type Durability,
   type JournalEntry,
   type Lease,
   LeaseLostError,
@@ -30,6 +31,8 @@ export class Journal {
   /** Event writes in order, one after the other. */
   private appending: Promise<void> = Promise.resolve();
   readonly signal: AbortSignal;
+  /** The run's steps under this lease: the store as the loop's durability backend. */
+  steps: Durability | undefined;
   private readonly controller = new AbortController();
   private timer: ReturnType<typeof setInterval> | undefined;
   private renewing = false;
@@ -39,7 +42,7 @@ export class Journal {
   private givenUp = false;
 
   constructor(
-    private readonly store: RunStore,
+    readonly store: RunStore,
     lease: Lease,
     private readonly leaseMs: number,
     /** Errors recorded on the run before this lease (for the retry delay). */

@@ -1,33 +1,16 @@
-// A durable run's calls: each outcome is journaled before the run moves on, and a call an
-// earlier worker journaled is replayed from its entry, never run again.
-import type { JournalEntry, ToolCall, ToolMessage } from "@toolnexus/core";
+// A durable run's calls in the store's journal: each outcome is journaled before the run moves
+// on (lease-durability.ts), and a call an earlier worker journaled is replayed from its entry.
+import type { JournalEntry, ToolMessage } from "@toolnexus/core";
 import { rollUp, type Settled } from "./call-outcome.js";
 import type { Run } from "./run-state.js";
-import { refuseCall, settleCall } from "./tool-call.js";
 import type { ToolCallRecord } from "./types.js";
 
-/** A durable run's call: run it, then journal its outcome before the run moves on. */
-export async function settleJournaled(
-  run: Run,
-  call: ToolCall,
-  messageId: string,
-  answered?: string,
-  refusedOf = 0,
-): Promise<Settled> {
-  const settled = await (refusedOf > 0
-    ? refuseCall(run, call, messageId, refusedOf)
-    : settleCall(run, call, messageId));
-  await journalCall(run, call.id, settled, answered);
-  return settled;
-}
-
-/** Journals a call's outcome (`answered`: the request whose answer it applied). */
-export function journalCall(
-  run: Run,
+/** A call's outcome as a journal entry (`answered`: the request whose answer it applied). */
+export function entryOf(
   callId: string,
   settled: Settled,
   answered: string | undefined,
-): Promise<void> {
+): JournalEntry {
   const entry: JournalEntry = {
     callId,
     message: settled.message,
@@ -35,7 +18,7 @@ export function journalCall(
   };
   if (settled.pending !== undefined) entry.pending = settled.pending;
   if (answered !== undefined) entry.answered = answered;
-  return run.journal!.entry(entry);
+  return entry;
 }
 
 /** A call whose outcome was journaled by an earlier worker: reuse it, never run it again. */

@@ -2,14 +2,13 @@
 // The run's state is in run-state.ts, the model call in model-call.ts, one call's life in
 // tool-call.ts, a durable run's journaled calls in journaled-call.ts; continuing a claimed run
 // (continue-run.ts) and durable starts (durable.ts) build on this file.
-import type { AssistantMessage, FinishedResult, JournalEntry, PendingCall } from "@toolnexus/core";
+import type { AssistantMessage, FinishedResult, PendingCall } from "@toolnexus/core";
 import { appendAssistant } from "./assistant-turn.js";
 import type { Settled } from "./call-outcome.js";
 import { compactRun } from "./compact-run.js";
-import { modelStep, settleTurnDurably } from "./durable-steps.js";
+import { modelStep, settleTurnDurably, stepsOf } from "./durable-steps.js";
 import { messageOf, RunError } from "./errors.js";
 import { settleAll } from "./fan-out.js";
-import { replay, settleJournaled } from "./journaled-call.js";
 import { callModel } from "./model-call.js";
 import type { Run } from "./run-state.js";
 import { refuseCall, settleCall } from "./tool-call.js";
@@ -29,8 +28,8 @@ export async function loop(run: Run): Promise<RunResult> {
     }
     run.recorder?.beginTurn(run.turns + 1);
     if (run.config.compaction !== undefined) await compactRun(run);
-    const { durability } = run.config;
-    const response = await (durability === undefined ? callModel(run) : modelStep(run, durability));
+    const steps = stepsOf(run);
+    const response = await (steps === undefined ? callModel(run) : modelStep(run, steps));
     if (response === "timeout") return finish(run, { status: "incomplete", limit: "timeout" });
     run.turns++;
     const assistant = appendAssistant(run, response);
@@ -38,28 +37,27 @@ export async function loop(run: Run): Promise<RunResult> {
     // A durable run writes the turn before its calls start, so a worker that takes it over
     // knows which calls were in flight.
     if (run.journal !== undefined) await run.journal.step(run.checkpoint([]));
-    const halted = await settleTurn(run, assistant, undefined);
+    const halted = await settleTurn(run, assistant);
     if (halted !== undefined) return halt(run, halted);
   }
 }
 
 /**
- * Runs the calls of a turn (skipping those already journaled), then appends their tool
- * messages in call order. Returns the calls that halted, if any.
+ * Runs the calls of a turn (a durable run's as steps: those already recorded are reused), then
+ * appends their tool messages in call order. Returns the calls that halted, if any.
  */
 export async function settleTurn(
   run: Run,
   assistant: AssistantMessage,
-  journaled: ReadonlyMap<string, JournalEntry> | undefined,
 ): Promise<PendingCall[] | undefined> {
   const calls = assistant.toolCalls!;
   const { maxConcurrentTools, maxToolCallsPerTurn } = run.config;
   const asked = calls.length;
   let settled: Settled[];
-  const { durability } = run.config;
-  if (durability !== undefined) {
-    settled = await settleTurnDurably(run, durability, assistant.id, calls, journaled);
-  } else if (run.journal === undefined) {
+  const steps = stepsOf(run);
+  if (steps !== undefined) {
+    settled = await settleTurnDurably(run, steps, assistant.id, calls);
+  } else {
     settled =
       asked === 1
         ? [await settleCall(run, calls[0]!, assistant.id)]
@@ -68,19 +66,6 @@ export async function settleTurn(
               ? settleCall(run, calls[i]!, assistant.id)
               : refuseCall(run, calls[i]!, assistant.id, asked),
           );
-  } else {
-    settled = await settleAll(asked, maxConcurrentTools, (i) => {
-      const call = calls[i]!;
-      const done = journaled?.get(call.id);
-      if (done !== undefined) return replay(run, done);
-      return settleJournaled(
-        run,
-        call,
-        assistant.id,
-        undefined,
-        i < maxToolCallsPerTurn ? 0 : asked,
-      );
-    });
   }
   let halted: PendingCall[] | undefined;
   for (const outcome of settled) {

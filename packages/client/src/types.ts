@@ -197,9 +197,12 @@ export interface RunOptions {
    * Run on a durable-execution engine (`run` only): each model turn and tool call is one of the
    * engine's steps, and a halt waits for its answers through the engine, so `run` resolves only
    * when the run is done or incomplete. Needs `runId` (the engine's workflow key). An engine
-   * adapter makes it (`@toolnexus/restate`); see core's `Durability`.
+   * adapter makes it (`@toolnexus/restate`); see core's `Durability`. A run store (`RunStore`)
+   * is one too: the run lives in that store under leases, a halt waits on the store for answers
+   * recorded by `answer` from any process, and `run` called again with the same `runId`
+   * continues the stored run.
    */
-  durability?: Durability;
+  durability?: Durability | RunStore;
 }
 
 /** Options of {@link Client.resume} and {@link Client.continueRun}. */

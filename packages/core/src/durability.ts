@@ -1,6 +1,6 @@
 // The durability seam: what the loop needs from a durable backend. A replay engine (Restate,
-// DBOS, Temporal) implements it around its own journal; toolnexus's run stores are the same
-// seam written as a lease, a journal entry per call and a halt the process lets go of.
+// DBOS, Temporal) implements it around its own journal; toolnexus's run stores implement it in
+// @toolnexus/client: a lease per claim, a journal entry per call, a wait on the store for answers.
 import { ToolnexusError } from "./errors.js";
 import type { Answer, Request } from "./wire.js";
 
@@ -16,6 +16,12 @@ export interface DurableStep {
    */
   key: string;
   kind: DurableStepKind;
+  /**
+   * A tool step's call id, and the request whose answer it applies (when it does): for a
+   * backend that indexes its records by call (toolnexus's run stores journal by call id).
+   */
+  callId?: string;
+  requestId?: string;
 }
 
 /** A request of a halt that waits for its answer, and until when. */
