@@ -264,6 +264,25 @@ describe("encodeCheckpoint / decodeCheckpoint", () => {
     expect(text).toContain('"schema":"0771c7b7e25fe04c"');
   });
 
+  it("codes each createdAt on its own, whatever was coded just before", () => {
+    // The codec remembers the last time it converted; a different one must never come back.
+    const times = [
+      "2026-12-05T09:13:28.909Z",
+      "2026-12-05T09:13:28+01:00",
+      "1970-01-01T00:00:00.000Z",
+      "2026-12-05T09:13:28.910Z",
+      "2026-12-05T09:13:28.909Z",
+    ];
+    for (const createdAt of times) {
+      const c = { ...halted(), createdAt };
+      const text = encodeCheckpoint(c);
+      expect(decodeCheckpoint(text)).toEqual(c);
+      expect(JSON.parse(text).createdAt).toBe(
+        createdAt.endsWith("Z") ? Date.parse(createdAt) : createdAt,
+      );
+    }
+  });
+
   it("leaves out only the slots a reader can work out", () => {
     const loopOrder = JSON.parse(
       encodeCheckpoint(CASES["calls fanned out in the loop's order (slots derivable)"]!()),

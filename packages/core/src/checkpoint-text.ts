@@ -134,10 +134,8 @@ export function encodeCheckpoint(checkpoint: Checkpoint): string {
   for (const key of Object.keys(checkpoint)) {
     if (!CHECKPOINT_OWN_KEYS.includes(key)) stored[key] = (checkpoint as unknown as Json)[key];
   }
-  const created = Date.parse(checkpoint.createdAt);
-  if (!Number.isNaN(created) && new Date(created).toISOString() === checkpoint.createdAt) {
-    stored.createdAt = created;
-  }
+  const created = exactMs(checkpoint.createdAt);
+  if (created !== undefined) stored.createdAt = created;
   const left = new Set<number>();
   const calls = pending.map((call) => {
     const { tool, args, approval } = call;
@@ -178,10 +176,28 @@ export function encodeCheckpoint(checkpoint: Checkpoint): string {
   return JSON.stringify(stored);
 }
 
+// The last createdAt coded, both ways: a checkpoint is coded again and again with the same
+// one, and on Node 20 each Date.parse and toISOString() costs about a microsecond.
+let lastMs = 0;
+let lastIso = "1970-01-01T00:00:00.000Z";
+
 function isoOf(ms: number): string {
+  if (ms === lastMs) return lastIso;
   const date = new Date(ms);
   if (Number.isNaN(date.getTime())) malformed("its createdAt is not a time");
-  return date.toISOString();
+  lastIso = date.toISOString();
+  lastMs = ms;
+  return lastIso;
+}
+
+/** The epoch ms of `iso` when it is exactly that time's toISOString(), else undefined. */
+function exactMs(iso: string): number | undefined {
+  if (iso === lastIso) return lastMs;
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms) || new Date(ms).toISOString() !== iso) return undefined;
+  lastIso = iso;
+  lastMs = ms;
+  return ms;
 }
 
 const malformed = (problem: string): never => {

@@ -81,7 +81,18 @@ export interface MemoryState {
   ) => void;
 }
 
-export const toIso = (ms: number): string => new Date(ms).toISOString();
+// The last time given out as ISO text: a store call often stamps several things in the same
+// millisecond, and on Node 20 each toISOString() costs about a microsecond.
+let lastMs = 0;
+let lastIso = "1970-01-01T00:00:00.000Z";
+
+export function toIso(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}
 
 // A checkpoint is kept as its plain JSON (the version 2 text), not in the compact stored form
 // the database stores write (encodeCheckpoint): nothing here is written to disk or sent, and
