@@ -36,6 +36,19 @@ describe("fingerprint()", () => {
     );
   });
 
+  it("orders keys as sort() does, for few keys and for many", () => {
+    for (const size of [2, 3, 8, 9, 20]) {
+      const keys = Array.from({ length: size }, (_, i) => `k${(i * 7919) % 101}\u{1F600}${i % 3}`);
+      keys.push("B", "a", "é", "\uFFFD");
+      const args = Object.fromEntries(keys.map((key, i) => [key, i]));
+      const canonical = `{${[...keys]
+        .sort()
+        .map((key) => `${JSON.stringify(key)}:${args[key]}`)
+        .join(",")}}`;
+      expect(fingerprint("t", args)).toBe(reference(`t\u0000${canonical}`));
+    }
+  });
+
   it("ignores key order and undefined values", () => {
     expect(fingerprint("deploy", { env: "prod", force: undefined, n: [1, { z: 1, y: 2 }] })).toBe(
       fingerprint("deploy", { n: [1, { y: 2, z: 1 }], env: "prod" }),
