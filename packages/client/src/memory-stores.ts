@@ -1,6 +1,6 @@
-import { guardStoreIds } from "@toolnexus/core";
 import { answerOp } from "./memory/answers.js";
 import { cancelOp } from "./memory/cancel.js";
+import { checked } from "./memory/checks.js";
 import { claimOp } from "./memory/claim.js";
 import { claimDueOp } from "./memory/due.js";
 import { eventLog, eventOps } from "./memory/events.js";
@@ -54,29 +54,28 @@ export function memoryRunStore(options: MemoryRunStoreOptions = {}): MemoryRunSt
   // One object literal with every member named (not spread): every store then has the same
   // shape, where spreading gave each one a hidden class of its own on Node 20.
   const store: MemoryRunStore = {
-    halt: writes.halt,
-    start: writes.start,
-    step: writes.step,
-    journal: writes.journal,
-    renew: writes.renew,
-    release: writes.release,
-    finish: writes.finish,
-    claim: claimOp(state, retained),
-    answer: answerOp(state),
-    getRun: reads.getRun,
-    getRequest: reads.getRequest,
-    list: reads.list,
-    appendEvents: events.appendEvents,
-    readEvents: events.readEvents,
-    watchEvents: events.watchEvents,
-    cancel: cancelOp(state, retained),
-    prune: retained.prune,
-    subscribe,
-    listRuns: operations.listRuns,
-    retry: operations.retry,
-    readJournal: operations.readJournal,
-    claimDue: claimDueOp(state),
+    halt: checked("halt", writes.halt),
+    start: checked("start", writes.start),
+    step: checked("step", writes.step),
+    journal: checked("journal", writes.journal),
+    renew: checked("renew", writes.renew),
+    release: checked("release", writes.release),
+    finish: checked("finish", writes.finish),
+    claim: checked("claim", claimOp(state, retained)),
+    answer: checked("answer", answerOp(state)),
+    getRun: checked("getRun", reads.getRun),
+    getRequest: checked("getRequest", reads.getRequest),
+    list: checked("list", reads.list),
+    appendEvents: checked("appendEvents", events.appendEvents),
+    readEvents: checked("readEvents", events.readEvents),
+    watchEvents: checked("watchEvents", events.watchEvents),
+    cancel: checked("cancel", cancelOp(state, retained)),
+    prune: checked("prune", retained.prune),
+    subscribe: checked("subscribe", subscribe),
+    listRuns: checked("listRuns", operations.listRuns),
+    retry: checked("retry", operations.retry),
+    readJournal: checked("readJournal", operations.readJournal),
+    claimDue: checked("claimDue", claimDueOp(state)),
   };
-  // Ids no store can keep exactly are refused here too, so an app behaves the same on every store.
-  return guardStoreIds(store, "sync");
+  return store;
 }

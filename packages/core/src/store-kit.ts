@@ -352,21 +352,39 @@ export function checkStoreIds(method: string, args: readonly unknown[]): void {
  */
 export function guardStoreIds<T extends object>(store: T, calls: "sync" | "async"): T {
   const target = store as Record<string, unknown>;
-  for (const method of Object.keys(ID_CHECKS)) {
+  for (const method of GUARDED_METHODS) {
     const original = target[method];
     if (typeof original !== "function") continue;
-    target[method] = function (this: unknown, ...args: unknown[]) {
-      if (calls === "async") {
-        try {
-          checkStoreIds(method, args);
-        } catch (error) {
-          return Promise.reject(error);
-        }
-      } else {
-        checkStoreIds(method, args);
-      }
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    };
+    target[method] = guarded(
+      ID_CHECKS[method]!,
+      original as (...a: unknown[]) => unknown,
+      calls === "async",
+    );
   }
   return store;
+}
+
+// Made once: every store (a client's default one is made per client) guards the same methods.
+const GUARDED_METHODS = Object.keys(ID_CHECKS);
+
+/** `original` behind its id check; a refused id is a rejected promise when `async`. */
+function guarded(
+  check: (args: readonly unknown[]) => void,
+  original: (...a: unknown[]) => unknown,
+  async: boolean,
+): (...args: unknown[]) => unknown {
+  if (!async) {
+    return function (this: unknown, ...args: unknown[]) {
+      check(args);
+      return original.apply(this, args);
+    };
+  }
+  return function (this: unknown, ...args: unknown[]) {
+    try {
+      check(args);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return original.apply(this, args);
+  };
 }

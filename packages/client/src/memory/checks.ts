@@ -2,6 +2,7 @@ import {
   assertCheckpoint,
   type Checkpoint,
   CheckpointError,
+  checkStoreIds,
   type Lease,
   type RunErrorInfo,
   checkLease as sharedCheckLease,
@@ -47,4 +48,20 @@ export function checkCheckpoint(checkpoint: Checkpoint, lease?: Lease): void {
       `it belongs to run "${cut(checkpoint.runId)}", but the lease is on run "${cut(lease.runId)}"`,
     );
   }
+}
+
+/**
+ * `method` behind the id checks every store makes (core's checkStoreIds, a no-op for a method
+ * without ids), so an app behaves the same on every store: what guardStoreIds does, built into
+ * the object literal instead of written into it afterwards, which cost 1.6 µs per store on
+ * Node 20 (a client's default store is made per client).
+ */
+export function checked<A extends unknown[], R>(
+  method: string,
+  fn: (...args: A) => R,
+): (...args: A) => R {
+  return (...args) => {
+    checkStoreIds(method, args);
+    return fn(...args);
+  };
 }
