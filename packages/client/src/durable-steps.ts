@@ -81,16 +81,38 @@ export function settleTurnDurably(
 ): Promise<Settled[]> {
   const { maxConcurrentTools, maxToolCallsPerTurn } = run.config;
   const asked = calls.length;
-  // Steps start in call order (settleAll hands out indices in order), so a replay starts them
-  // in the same order whichever finished first.
-  return settleAll(asked, maxConcurrentTools, (i) => {
+  const one = (i: number) => {
     const call = calls[i]!;
     return callStep(run, durability, call, undefined, () =>
       i < maxToolCallsPerTurn
         ? settleCall(run, call, messageId)
         : refuseCall(run, call, messageId, asked),
     );
-  });
+  };
+  // Steps start in call order (settleAll hands out indices in order), so a replay starts them
+  // in the same order whichever finished first.
+  if (run.config.durability === undefined || asked <= maxConcurrentTools) {
+    return settleAll(asked, maxConcurrentTools, one);
+  }
+  return inChunks(asked, maxConcurrentTools, one);
+}
+
+/**
+ * Under an engine, more calls than `limit` run in chunks of `limit`, each asked for at once: an
+ * engine that runs the steps asked for together as one batch (Restate) then groups them the same
+ * way on a replay, whichever call of a chunk finished first.
+ */
+async function inChunks(
+  count: number,
+  limit: number,
+  work: (index: number) => Promise<Settled>,
+): Promise<Settled[]> {
+  const all: Settled[] = [];
+  for (let from = 0; from < count; from += limit) {
+    const size = Math.min(limit, count - from);
+    all.push(...(await settleAll(size, size, (i) => work(from + i))));
+  }
+  return all;
 }
 
 /**

@@ -391,6 +391,49 @@ describe("a run under durability (a replay engine)", () => {
     expect(JSON.stringify(done.messages)).toContain("summary ");
   });
 
+  it("more calls than maxConcurrentTools run in chunks: the next chunk waits for the whole one", async () => {
+    const engine = replayEngine();
+    const events: string[] = [];
+    const step = engine.durability.step.bind(engine.durability);
+    engine.durability.step = (s, work) => {
+      if (s.kind === "tool") events.push(`ask ${s.key}`);
+      return step(s, work);
+    };
+    // c1 ends only after c2 ended: with lanes, c3 would start in c2's place before c1 ends.
+    let c2Ended = () => {};
+    const c2 = new Promise<void>((resolve) => {
+      c2Ended = resolve;
+    });
+    const echo = nativeTool({
+      name: "echo",
+      description: "Echoes",
+      input: z.object({ n: z.number() }),
+      run: async ({ n }) => {
+        if (n === 1) {
+          await c2;
+          // Past every microtask c2's end sets off (with lanes, c3's start).
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        events.push(`end c${n}`);
+        if (n === 2) c2Ended();
+        return `n${n}`;
+      },
+    });
+    const model = scriptedModel([
+      { toolCalls: [1, 2, 3, 4, 5].map((n) => ({ id: `c${n}`, name: "echo", arguments: { n } })) },
+      { content: "done" },
+    ]);
+    const client = createClient({ model, tools: [echo], maxConcurrentTools: 2 });
+    const done = (await engine.invoke(() =>
+      client.run("go", { runId: "wf-chunks", durability: engine.durability }),
+    )) as RunResult;
+    expect(done.status).toBe("done");
+    const at = (event: string) => events.indexOf(event);
+    expect(at("ask tool/c2")).toBeLessThan(at("end c2"));
+    expect(at("ask tool/c3")).toBeGreaterThan(at("end c1"));
+    expect(at("ask tool/c5")).toBeGreaterThan(Math.max(at("end c3"), at("end c4")));
+  });
+
   it("refuses what cannot run under an engine, with a clear error", async () => {
     const engine = replayEngine();
     const client = createClient({ model: scriptedModel([{ content: "hi" }]) });

@@ -34,6 +34,14 @@ export function answerPromiseName(requestId: string): string {
   return `answer:${requestId}`;
 }
 
+/** A step the loop asked for, waiting for its batch. */
+interface Queued {
+  step: DurableStep;
+  work: (attempt: number) => Promise<unknown>;
+  resolve(value: unknown): void;
+  reject(reason: unknown): void;
+}
+
 // Executions of a step's work in this process, by invocation and step key: a step retried in the
 // same process (its work threw, or the attempt was cut) counts up from here.
 const executed = new Map<string, number>();
@@ -49,15 +57,6 @@ export function restateDurability(
 ): Durability {
   const runOptions: RunOptions<unknown> = { maxRetryAttempts: 5, ...options.retry };
   const invocation = String(ctx.request().id);
-  // One step at a time, in the order the loop asks for them: the SDK's handler awaits one Restate
-  // promise at a time (two awaited at once fail the attempt with "awaitNext already pending"),
-  // and a replay finds the journal's entries in the same order.
-  let tail: Promise<unknown> = Promise.resolve();
-  function serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = tail.then(work);
-    tail = next.catch(() => {});
-    return next;
-  }
 
   function counted<T>(key: string, floor: number, work: (attempt: number) => Promise<T>) {
     return async () => {
@@ -68,32 +67,63 @@ export function restateDurability(
     };
   }
 
-  async function toolStep<T>(key: string, work: (attempt: number) => Promise<T>): Promise<T> {
-    let fresh = false;
-    await ctx.run(`${key}#start`, () => {
-      fresh = true;
-      return 1;
+  // The SDK's handler may await one Restate promise at a time (two awaited at once fail the
+  // attempt with "awaitNext already pending"), but one combinator over several `ctx.run`s runs
+  // their work at once. So steps asked for together (a turn's calls, which the loop starts in
+  // one go, up to maxConcurrentTools) form a batch: its markers are awaited as one
+  // RestatePromise.all, then its calls as one allSettled. Batches run one after the other, and
+  // the journal gets each batch's entries in the order the loop asked for them, so a replay,
+  // which asks in the same order, finds them in that order.
+  let queued: Queued[] = [];
+  let tail: Promise<void> = Promise.resolve();
+
+  async function runBatch(batch: Queued[]): Promise<void> {
+    const fresh = new Set<string>();
+    const markers = batch
+      .filter(({ step }) => step.kind === "tool")
+      .map(({ step }) =>
+        ctx.run(`${step.key}#start`, () => {
+          fresh.add(step.key);
+          return 1;
+        }),
+      );
+    if (markers.length > 0) await RestatePromise.all(markers);
+    const runs = batch.map(({ step, work }) => {
+      // A tool step whose marker was already in the journal may have started before a crash.
+      const floor = step.kind === "tool" && !fresh.has(step.key) ? 2 : 1;
+      return ctx.run(step.key, counted(step.key, floor, work), runOptions);
     });
-    const result = await ctx.run(
-      key,
-      counted(key, fresh ? 1 : 2, work),
-      runOptions as RunOptions<T>,
-    );
-    executed.delete(`${invocation}/${key}`);
-    return result;
+    const settled = await RestatePromise.allSettled(runs);
+    for (let i = 0; i < batch.length; i++) {
+      const { step, resolve, reject } = batch[i]!;
+      executed.delete(`${invocation}/${step.key}`);
+      const outcome = settled[i]!;
+      if (outcome.status === "fulfilled") resolve(outcome.value);
+      else reject(outcome.reason);
+    }
   }
 
-  async function modelStep<T>(key: string, work: (attempt: number) => Promise<T>): Promise<T> {
-    const result = await ctx.run(key, counted(key, 1, work), runOptions as RunOptions<T>);
-    executed.delete(`${invocation}/${key}`);
-    return result;
+  function enqueue(entry: Queued): void {
+    queued.push(entry);
+    if (queued.length > 1) return;
+    // The batch closes once the loop has asked for everything it starts together.
+    queueMicrotask(() => {
+      const batch = queued;
+      queued = [];
+      tail = tail
+        .then(() => runBatch(batch))
+        .catch((thrown: unknown) => {
+          // The attempt is ending (a suspension, a cancel): every step of the batch learns it.
+          for (const { reject } of batch) reject(thrown);
+        });
+    });
   }
 
   return {
     step<T>(step: DurableStep, work: (attempt: number) => Promise<T>): Promise<T> {
-      return serial(() =>
-        step.kind === "tool" ? toolStep(step.key, work) : modelStep(step.key, work),
-      );
+      return new Promise<T>((resolve, reject) => {
+        enqueue({ step, work, resolve: resolve as (value: unknown) => void, reject });
+      });
     },
 
     async answers(requests: readonly AwaitedRequest[]): Promise<Answer[]> {

@@ -54,6 +54,42 @@ const confirm = nativeTool({
   },
 });
 
+// `meet`: each side logs its start and waits for the other side's start, so the two calls of a
+// "meet" turn can only both finish when their steps run at the same time.
+const meetings: string[] = [];
+const started = new Map<string, { promise: Promise<void>; resolve(): void }>();
+function startOf(runId: string, side: string) {
+  const key = `${runId}/${side}`;
+  let got = started.get(key);
+  if (got === undefined) {
+    let resolve = () => {};
+    const promise = new Promise<void>((done) => {
+      resolve = done;
+    });
+    got = { promise, resolve };
+    started.set(key, got);
+  }
+  return got;
+}
+const meet = nativeTool({
+  name: "meet",
+  description: "Waits for the other side to start",
+  input: z.object({ side: z.string(), other: z.string() }),
+  ctx: true,
+  run: async ({ side, other }, ctx: ToolContext) => {
+    const runId = ctx.runId ?? "";
+    meetings.push(`${runId} start ${side}`);
+    startOf(runId, side).resolve();
+    // Without the other side (steps one at a time) the call's own timeout ends the wait.
+    const aborted = new Promise<void>((resolve) =>
+      ctx.signal?.addEventListener("abort", () => resolve(), { once: true }),
+    );
+    await Promise.race([startOf(runId, other).promise, aborted]);
+    meetings.push(`${runId} end ${side}`);
+    return ctx.signal?.aborted ? `${side} alone` : `${side} met ${other}`;
+  },
+});
+
 /** The script of every run: its prompt says which turns it plays. */
 function agentModel() {
   return scriptedModel(
@@ -70,6 +106,14 @@ function agentModel() {
           };
         }
         if (prompt === "confirm") return { toolCalls: [{ name: "confirm", arguments: {} }] };
+        if (prompt === "meet") {
+          return {
+            toolCalls: [
+              { name: "meet", arguments: { side: "a", other: "b" } },
+              { name: "meet", arguments: { side: "b", other: "a" } },
+            ],
+          };
+        }
         return { toolCalls: [{ name: "deploy", arguments: { app: prompt } }] };
       }
       return { content: tools.map((m) => m.content).join("; ") };
@@ -82,8 +126,9 @@ describe("a toolnexus run as a Restate workflow", () => {
   let service: { uri: string; close(): Promise<void> };
   const client = createClient({
     model: agentModel(),
-    tools: [deploy, confirm],
+    tools: [deploy, confirm, meet],
     waitTimeoutMs: 3_600_000,
+    toolTimeoutMs: 10_000,
   });
 
   beforeAll(async () => {
@@ -149,6 +194,17 @@ describe("a toolnexus run as a Restate workflow", () => {
     const mine = executions.filter((e) => e.runId === "run-2");
     expect(mine.filter((e) => e.answered)).toHaveLength(2);
     expect(mine.filter((e) => !e.answered)).toHaveLength(2);
+  });
+
+  it("runs the tool steps of one turn at the same time: each call sees the other start", async () => {
+    await submitRun(restate.ingress, "run-meet", { prompt: "meet" });
+    const result = await attachRun(restate.ingress, "run-meet");
+    expect(result.status).toBe("done");
+    expect(result.text).toBe("a met b; b met a");
+    // Both started before either ended.
+    const mine = meetings.filter((line) => line.startsWith("run-meet "));
+    expect(mine.slice(0, 2).sort()).toEqual(["run-meet start a", "run-meet start b"]);
+    expect(mine).toHaveLength(4);
   });
 
   it("keeps an answer recorded before the run reaches its question", async () => {
