@@ -40,7 +40,7 @@ function sortedKeys(record: Record<string, unknown>): string[] {
 
 /**
  * 64-bit FNV-1a of the tool name and the canonical JSON of its arguments, as 16 hex digits.
- * Computed on two 32-bit halves (the prime is 2^40 + 0x1b3) rather than with BigInt, which
+ * Computed on four 16-bit limbs (the prime is 2^40 + 0x1b3) rather than with BigInt, which
  * cost several microseconds per halt and per resume; the digits are the same.
  */
 export function fingerprint(tool: string, args: Record<string, unknown>): string {
@@ -65,15 +65,24 @@ export function schemaFingerprint(schema: object): string {
 }
 
 function fnv64(text: string): string {
-  let hi = 0xcbf29ce4;
-  let lo = 0x84222325;
+  // The hash as four 16-bit limbs, low first: every product and sum stays a small integer.
+  let h0 = 0x2325;
+  let h1 = 0x8422;
+  let h2 = 0x9ce4;
+  let h3 = 0xcbf2;
   for (let i = 0; i < text.length; i++) {
-    lo = (lo ^ text.charCodeAt(i)) >>> 0;
-    // (hi·2^32 + lo) · (2^40 + 0x1b3) mod 2^64; every product stays below 2^53, so exact.
-    const low = lo * 0x1b3;
-    const carry = Math.floor(low / 0x100000000);
-    hi = (hi * 0x1b3 + carry + (lo & 0xffffff) * 0x100) >>> 0;
-    lo = low >>> 0;
+    h0 ^= text.charCodeAt(i);
+    // (h3·2^48 + h2·2^32 + h1·2^16 + h0) · (2^40 + 0x1b3) mod 2^64: the 2^40 term shifts h0
+    // and h1 into limbs 2 and 3 by 8 bits.
+    const t0 = h0 * 0x1b3;
+    const t1 = h1 * 0x1b3 + (t0 >>> 16);
+    const t2 = h2 * 0x1b3 + (h0 << 8) + (t1 >>> 16);
+    h3 = (h3 * 0x1b3 + (h1 << 8) + (t2 >>> 16)) & 0xffff;
+    h0 = t0 & 0xffff;
+    h1 = t1 & 0xffff;
+    h2 = t2 & 0xffff;
   }
-  return hi.toString(16).padStart(8, "0") + lo.toString(16).padStart(8, "0");
+  return hex4(h3) + hex4(h2) + hex4(h1) + hex4(h0);
 }
+
+const hex4 = (limb: number): string => (limb | 0x10000).toString(16).slice(1);
