@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { CHECKPOINT_VERSION, type Checkpoint, type PendingCall } from "./checkpoint.js";
-import { decodeCheckpoint, encodeCheckpoint, STORED_CHECKPOINT_FORMAT } from "./checkpoint-text.js";
+import {
+  decodeCheckpoint,
+  encodeCheckpoint,
+  expandStoredCheckpoint,
+  STORED_CHECKPOINT_FORMAT,
+} from "./checkpoint-text.js";
 import { CheckpointError } from "./errors.js";
 import type { Message, ToolMessage } from "./messages.js";
 import { readStoredCheckpoint } from "./store-kit.js";
@@ -249,6 +254,21 @@ describe("encodeCheckpoint / decodeCheckpoint", () => {
       expect(readStoredCheckpoint(text, original.runId)).toStrictEqual(original);
     });
   }
+
+  it("expands a parsed stored value for a caller without changing the caller's value", () => {
+    for (const make of Object.values(CASES)) {
+      const original = make();
+      const stored = JSON.parse(encodeCheckpoint(original)) as Record<string, unknown>;
+      const before = structuredClone(stored);
+      expect(expandStoredCheckpoint(stored)).toStrictEqual(original);
+      // decodeCheckpoint expands its own parse in place; a caller's value is never touched.
+      expect(stored).toStrictEqual(before);
+    }
+    // Version 2 values and non-checkpoints are handed back as they are, for assertCheckpoint.
+    const v2 = JSON.parse(JSON.stringify(halted())) as unknown;
+    expect(expandStoredCheckpoint(v2)).toBe(v2);
+    expect(expandStoredCheckpoint("nope")).toBe("nope");
+  });
 
   it("stores the S5 halt in at most 1.5 times the hand-written floor's 319 bytes", () => {
     const c = halted();

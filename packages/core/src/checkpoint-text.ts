@@ -204,48 +204,49 @@ const malformed = (problem: string): never => {
   throw new CheckpointError(undefined, `its stored form is malformed: ${problem}`);
 };
 
+// Reading expands the value JSON.parse just made, in place: nobody else holds it, and a copy of
+// every message would cost more than the parse (object spreads take V8's slow path on Node 20).
+// A key that was left out is added last, where a copy would have put it too.
+
 function expandMessage(message: unknown): unknown {
   if (!isObject(message) || message.role !== "assistant") return message;
-  const out: Json = { ...message };
-  if (!("content" in out)) out.content = "";
-  if (Array.isArray(out.toolCalls)) {
-    out.toolCalls = out.toolCalls.map((call: unknown) => {
-      if (!isObject(call)) return call;
-      if (call.rawArgs === null) return omit(call, ["rawArgs"]);
-      return "rawArgs" in call ? call : { ...call, rawArgs: JSON.stringify(call.args) };
-    });
+  if (!("content" in message)) message.content = "";
+  const calls = message.toolCalls;
+  if (Array.isArray(calls)) {
+    for (let i = 0; i < calls.length; i++) {
+      const call: unknown = calls[i];
+      if (!isObject(call)) continue;
+      if (call.rawArgs === null) calls[i] = omit(call, ["rawArgs"]);
+      else if (!("rawArgs" in call)) call.rawArgs = JSON.stringify(call.args);
+    }
   }
-  return out;
+  return message;
 }
 
-/** The full checkpoint from a parsed stored format 3 value (not yet validated). */
+/** The full checkpoint from a freshly parsed stored format 3 value (expanded in place). */
 function expand(stored: Json): Json {
-  const { messages: storedMessages, pending: storedPending, usage, leaseToken } = stored;
-  if (!Array.isArray(storedMessages)) malformed("its messages are missing");
-  if (!Array.isArray(storedPending)) malformed("its pending calls are missing");
-  const messages = (storedMessages as unknown[]).map(expandMessage);
+  const { messages, pending: storedPending, usage, leaseToken } = stored;
+  if (!Array.isArray(messages)) return malformed("its messages are missing");
+  if (!Array.isArray(storedPending)) return malformed("its pending calls are missing");
+  for (const message of messages) expandMessage(message);
   const pending = (storedPending as unknown[]).map((value) => {
     if (!isObject(value)) return malformed("a pending call is not an object");
-    const kept = value.kept;
-    const call = value;
-    const asked = askedCall(messages, call.callId);
-    const full = omit(call, ["kept"]);
+    const kept = value.kept === true;
+    const asked = askedCall(messages, value.callId);
+    const full = "kept" in value ? omit(value, ["kept"]) : value;
     // A left-out slot is counted in the stored messages: no left-out placeholder precedes it.
-    if (!("slot" in call) && asked !== undefined && kept !== true) {
-      full.slot = asked.at + 1 + asked.nth;
-    }
-    if (!("tool" in call)) full.tool = asked?.call.name;
+    if (!("slot" in full) && asked !== undefined && !kept) full.slot = asked.at + 1 + asked.nth;
+    if (!("tool" in full)) full.tool = asked?.call.name;
     // A copy: the pending call's args and the transcript's must not be one object.
-    if (!("args" in call) && asked !== undefined) {
+    if (!("args" in full) && asked !== undefined) {
       full.args = JSON.parse(JSON.stringify(asked.call.args));
     }
-    if (!("approval" in call)) full.approval = false;
-    return { full, kept: kept === true, asked };
+    if (!("approval" in full)) full.approval = false;
+    return { full, kept, asked };
   });
   // Placeholders go back in slot order: each lands where it was once the earlier ones are in.
-  const left = pending
-    .filter((p) => !p.kept)
-    .sort((a, b) => Number(a.full.slot) - Number(b.full.slot));
+  const left = pending.filter((p) => !p.kept);
+  if (left.length > 1) left.sort((a, b) => Number(a.full.slot) - Number(b.full.slot));
   for (const { full, asked } of left) {
     const slot = full.slot;
     if (!Number.isInteger(slot) || (slot as number) < 0 || (slot as number) > messages.length) {
@@ -257,16 +258,30 @@ function expand(stored: Json): Json {
     messages.splice(slot as number, 0, placeholderOf(full as unknown as PendingCall, asked));
   }
   const checkpoint: Json = { version: CHECKPOINT_VERSION };
-  for (const key of Object.keys(stored)) {
+  for (const key in stored) {
     if (!STORED_OWN_KEYS.includes(key)) checkpoint[key] = stored[key];
   }
   checkpoint.messages = messages;
   if (typeof checkpoint.createdAt === "number") checkpoint.createdAt = isoOf(checkpoint.createdAt);
-  checkpoint.pending = pending.map((p) => p.full);
+  const full: unknown[] = [];
+  for (const p of pending) full.push(p.full);
+  checkpoint.pending = full;
   checkpoint.usage = usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   if (leaseToken === undefined) checkpoint.leaseToken = 0;
   else if (leaseToken !== null) checkpoint.leaseToken = leaseToken;
   return checkpoint;
+}
+
+/** Format 3 expanded in place (see {@link expandStoredCheckpoint}); `value` must be a fresh parse. */
+export function expandParsedCheckpoint(value: unknown): unknown {
+  if (!isObject(value) || !("v" in value)) return value;
+  if (value.v !== STORED_CHECKPOINT_FORMAT) {
+    throw new CheckpointError(
+      undefined,
+      `it was stored in format ${JSON.stringify(value.v)}, this release reads formats 2 and ${STORED_CHECKPOINT_FORMAT}`,
+    );
+  }
+  return expand(value);
 }
 
 /**
@@ -277,13 +292,8 @@ function expand(stored: Json): Json {
  */
 export function expandStoredCheckpoint(value: unknown): unknown {
   if (!isObject(value) || !("v" in value)) return value;
-  if (value.v !== STORED_CHECKPOINT_FORMAT) {
-    throw new CheckpointError(
-      undefined,
-      `it was stored in format ${JSON.stringify(value.v)}, this release reads formats 2 and ${STORED_CHECKPOINT_FORMAT}`,
-    );
-  }
-  return expand(value);
+  // The caller keeps its value as it was: the expansion works on a copy.
+  return expandParsedCheckpoint(JSON.parse(JSON.stringify(value)));
 }
 
 /**
@@ -298,7 +308,7 @@ export function decodeCheckpoint(text: string): Checkpoint {
   } catch (cause) {
     throw new CheckpointError(undefined, `it is not JSON: ${(cause as Error).message}`, { cause });
   }
-  const checkpoint = expandStoredCheckpoint(value);
+  const checkpoint = expandParsedCheckpoint(value);
   assertCheckpoint(checkpoint);
   return checkpoint;
 }

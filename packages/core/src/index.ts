@@ -91,6 +91,7 @@ export { ToolChangedError } from "./redeploy.js";
 export type { ToolResult } from "./result.js";
 export { error, isToolResult, ok } from "./result.js";
 export type {
+  LoopEventText,
   RecordedRunEvent,
   RunEventInit,
   RunEventType,
@@ -100,6 +101,7 @@ export {
   checkCancelReason,
   checkEventOffset,
   checkLoopEvents,
+  checkLoopEventTexts,
   eventData,
   eventOutput,
   eventReadLimit,

@@ -5,6 +5,7 @@ import {
   checkCancelReason,
   checkEventOffset,
   checkLoopEvents,
+  checkLoopEventTexts,
   eventOutput,
   eventReadLimit,
   LOOP_RUN_EVENTS,
@@ -24,6 +25,24 @@ describe("run event checks", () => {
     expect(checkLoopEvents([{ type: "turn" }], "appendEvents")).toEqual([
       { type: "turn", data: {} },
     ]);
+  });
+
+  it("gives a store each event's data as the JSON text it keeps, checked the same way", () => {
+    const data = { turn: 1, text: "hi" };
+    expect(checkLoopEventTexts([{ type: "text", data }, { type: "turn" }], "appendEvents")).toEqual(
+      [
+        { type: "text", json: '{"turn":1,"text":"hi"}' },
+        { type: "turn", json: "{}" },
+      ],
+    );
+    expect(() => checkLoopEventTexts([{ type: "done" } as never], "appendEvents")).toThrow(
+      /events\[0\]\.type must be one the loop records/,
+    );
+    expect(() => checkLoopEventTexts("no" as never, "appendEvents")).toThrow(/must be an array/);
+    const huge = { text: "x".repeat(MAX_EVENT_DATA_CHARS) };
+    expect(() => checkLoopEventTexts([{ type: "text", data: huge }], "appendEvents")).toThrow(
+      /events\[0\]\.data takes \d+ characters as JSON, over the 65536/,
+    );
   });
 
   it("takes reasoning as a loop event, listed after text", () => {

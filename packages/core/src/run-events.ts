@@ -111,20 +111,52 @@ export const MAX_ACTOR_CHARS = 256;
  * for data that is not JSON.
  */
 export function checkLoopEvents(events: readonly RunEventInit[], where: string): RunEventInit[] {
+  return checkLoopEventTexts(events, where).map(({ type, json }) => ({
+    type,
+    data: JSON.parse(json) as Record<string, unknown>,
+  }));
+}
+
+/** An event the loop appends, checked, with its data as the JSON text a store keeps. */
+export interface LoopEventText {
+  type: RunEventType;
+  /** The event's data as JSON (`{}` when it had none), within {@link MAX_EVENT_DATA_CHARS}. */
+  json: string;
+}
+
+/**
+ * The checks of {@link checkLoopEvents}, giving each event's data as JSON text: a store that
+ * keeps text makes it once instead of copying the data and writing it again.
+ */
+export function checkLoopEventTexts(
+  events: readonly RunEventInit[],
+  where: string,
+): LoopEventText[] {
   if (!Array.isArray(events)) throw new TypeError(`${where}: events must be an array`);
-  return events.map((event, i) => {
+  const checked: LoopEventText[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i];
     if (typeof event !== "object" || event === null || !LOOP_RUN_EVENTS.has(event.type)) {
       throw new TypeError(
         `${where}: events[${i}].type must be one the loop records (${[...LOOP_RUN_EVENTS].join(", ")})`,
       );
     }
-    return { type: event.type, data: eventData(event.data, `${where}: events[${i}].data`) };
-  });
+    checked.push({
+      type: event.type,
+      json: eventDataJson(event.data, `${where}: events[${i}].data`),
+    });
+  }
+  return checked;
 }
 
 /** JSON data of an event, copied; `{}` when absent. */
 export function eventData(data: unknown, where: string): Record<string, unknown> {
-  if (data === undefined) return {};
+  return JSON.parse(eventDataJson(data, where)) as Record<string, unknown>;
+}
+
+/** An event's data as JSON text (`{}` when absent), checked as {@link eventData} checks it. */
+function eventDataJson(data: unknown, where: string): string {
+  if (data === undefined) return "{}";
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     throw new TypeError(`${where} must be an object`);
   }
@@ -144,7 +176,7 @@ export function eventData(data: unknown, where: string): Record<string, unknown>
       },
     ]);
   }
-  return JSON.parse(json) as Record<string, unknown>;
+  return json;
 }
 
 /** The offset to read after: a whole number ≥ 0 (0: from the first event). */

@@ -7,7 +7,7 @@ import {
   type Checkpoint,
   type JournalEntry,
 } from "./checkpoint.js";
-import { expandStoredCheckpoint } from "./checkpoint-text.js";
+import { expandParsedCheckpoint } from "./checkpoint-text.js";
 import { CheckpointError, shortId, ToolnexusError } from "./errors.js";
 import type { FinishedResult } from "./run-result.js";
 import type { Lease, PruneOptions, RunErrorInfo } from "./stores.js";
@@ -113,7 +113,7 @@ export function readStoredCheckpoint(json: string, runId: string): Checkpoint {
   const parsed = parseStored(json, runId, "checkpoint");
   try {
     // Stored format 3 (compact) or version 2 text, which earlier releases wrote.
-    const value = expandStoredCheckpoint(parsed);
+    const value = expandParsedCheckpoint(parsed);
     assertCheckpoint(value);
     return value;
   } catch (cause) {

@@ -1,7 +1,7 @@
 import {
   checkEventOffset,
   checkLease,
-  checkLoopEvents,
+  checkLoopEventTexts,
   eventReadLimit,
   type Lease,
   type RecordedRunEvent,
@@ -76,10 +76,10 @@ export function eventOps(
   return {
     async appendEvents(lease, events) {
       checkLease(lease, "appendEvents()");
-      const checked = checkLoopEvents(events, "appendEvents()");
+      const checked = checkLoopEventTexts(events, "appendEvents()");
       const held = { ...lease };
       const types = checked.map((e) => e.type);
-      const datas = checked.map((e) => JSON.stringify(e.data));
+      const datas = checked.map((e) => e.json);
       const runKey = key(held.runId);
       return db.retrying(async (uncertain) => {
         await ctx.ready();

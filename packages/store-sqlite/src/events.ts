@@ -23,9 +23,13 @@ interface EventRow {
 export interface EventOps {
   /**
    * Appends events to a run after its last one; call inside a write transaction. Returns the
-   * offset of the last event of the run.
+   * offset of the last event of the run. An event's `json` is its data already as JSON text
+   * (checked by `checkLoopEventTexts`); otherwise its `data` is written as JSON.
    */
-  record(runId: string, events: readonly { type: RunEventType; data?: object }[]): number;
+  record(
+    runId: string,
+    events: readonly { type: RunEventType; data?: object; json?: string }[],
+  ): number;
   read(runId: string, after: unknown, limit?: unknown): RecordedRunEvent[];
   watch(runId: string, onEvent: () => void): () => void;
   /** Wakes this process's watchers of the runs written since the last call. */
@@ -104,7 +108,7 @@ export function eventOps(db: Db, pollMs: number): EventOps {
       const at = new Date().toISOString();
       for (const event of events) {
         offset += 1;
-        insert.run(runId, offset, at, event.type, JSON.stringify(event.data ?? {}));
+        insert.run(runId, offset, at, event.type, event.json ?? JSON.stringify(event.data ?? {}));
       }
       if (events.length > 0) touched.add(runId);
       return offset;

@@ -6,12 +6,13 @@ import {
   CheckpointError,
   checkActor,
   checkCancelReason,
-  checkLoopEvents,
+  checkLoopEventTexts,
   encodeCheckpoint,
   type HaltReceipt,
   type JournalEntry,
   type Lease,
   LeaseLostError,
+  type LoopEventText,
   type PruneOptions,
   pruneCutoff,
   type RunErrorInfo,
@@ -429,7 +430,7 @@ export function runOps(db: Db, events: EventOps, cancels: CancelOps, due: DueOps
     cancels.endCancelled(lease.runId, cancelAsked(lease) ?? given);
   });
 
-  const appendTx = db.transaction((lease: Lease, recorded: RunEventInit[]): number => {
+  const appendTx = db.transaction((lease: Lease, recorded: LoopEventText[]): number => {
     fence(lease);
     return events.record(lease.runId, recorded);
   });
@@ -515,7 +516,7 @@ export function runOps(db: Db, events: EventOps, cancels: CancelOps, due: DueOps
 
     appendEvents(lease, recorded) {
       checkLease(lease, "appendEvents()");
-      const checked = checkLoopEvents(recorded, "appendEvents()");
+      const checked = checkLoopEventTexts(recorded, "appendEvents()");
       return appendTx.immediate(lease, checked);
     },
 

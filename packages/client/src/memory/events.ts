@@ -1,6 +1,6 @@
 import {
   checkEventOffset,
-  checkLoopEvents,
+  checkLoopEventTexts,
   eventReadLimit,
   MAX_EVENT_DATA_CHARS,
   type RecordedRunEvent,
@@ -83,9 +83,9 @@ export function eventOps(
   return {
     appendEvents(lease, events) {
       checkLease(lease, "appendEvents");
-      const checked = checkLoopEvents(events, "memoryRunStore.appendEvents()");
+      const checked = checkLoopEventTexts(events, "memoryRunStore.appendEvents()");
       const run = fence(lease);
-      for (const event of checked) record(run, event.type, event.data ?? {});
+      for (const event of checked) record(run, event.type, undefined, event.json);
       return run.events.length;
     },
 
