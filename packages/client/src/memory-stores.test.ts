@@ -77,6 +77,32 @@ describe("memoryRunStore", () => {
     expect(all.getRun("run_0")?.state).toBe("done");
   });
 
+  it("cancels a run's sub-agents after others were dropped, and skips the search with none", () => {
+    const store = memoryRunStore({ keepFinished: 0 });
+    // Sub-agent runs come and go (finished, then dropped by retention)...
+    finish(store, "old/sub");
+    finish(store, "old/sub/deeper");
+    expect(store.getRun("old/sub")).toBeUndefined();
+    // ...and a cancel still finds the ones kept now, at any depth.
+    store.halt(sampleCheckpoint({ runId: "parent", pending: ["p"] }));
+    store.halt(sampleCheckpoint({ runId: "parent/a", pending: ["pa"] }));
+    store.halt(sampleCheckpoint({ runId: "parent/a/b", pending: ["pab"] }));
+    store.halt(sampleCheckpoint({ runId: "parentless", pending: ["x"] }));
+    expect(store.cancel("parent").outcome).toBe("cancelled");
+    // Cancelled runs are finished runs: with keepFinished 0 they are dropped at once.
+    expect(store.getRun("parent/a")).toBeUndefined();
+    expect(store.getRun("parent/a/b")).toBeUndefined();
+    expect(store.getRun("parentless")?.state).toBe("waiting");
+    // A run with no sub-agents anywhere in the store cancels alone.
+    expect(store.cancel("parentless").outcome).toBe("cancelled");
+    const kept = memoryRunStore();
+    kept.halt(sampleCheckpoint({ runId: "solo", pending: ["s"] }));
+    kept.halt(sampleCheckpoint({ runId: "other", pending: ["o"] }));
+    kept.cancel("solo");
+    expect(kept.getRun("solo")?.state).toBe("cancelled");
+    expect(kept.getRun("other")?.state).toBe("waiting");
+  });
+
   it("keeps 1000 finished runs by default", () => {
     const store = memoryRunStore();
     for (let i = 0; i < 1001; i++) finish(store, `run_${i}`);

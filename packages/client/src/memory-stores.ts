@@ -42,6 +42,7 @@ export function memoryRunStore(options: MemoryRunStoreOptions = {}): MemoryRunSt
     runs: new Map(),
     byRequest: new Map(),
     finished: new Set(),
+    nested: 0,
     notify,
     record,
   };

@@ -87,7 +87,9 @@ export function cancelOp(state: MemoryState, retention: Retention): MemoryRunSto
     // Listed before any is changed: ending a run may drop older finished ones (retention).
     const prefix = `${runId}/`;
     const subRuns: RunRow[] = [];
-    for (const sub of runs.values()) if (sub.runId.startsWith(prefix)) subRuns.push(sub);
+    if (state.nested > 0) {
+      for (const sub of runs.values()) if (sub.runId.startsWith(prefix)) subRuns.push(sub);
+    }
     const outcome = cancelOne(run, cancel, now);
     for (const sub of subRuns) cancelOne(sub, cancel, now);
     return { runId, outcome, state: run.state };

@@ -21,7 +21,7 @@ export function retention(state: MemoryState, keepFinished: number): Retention {
 
   /** Forgets a run and its requests, so an answer to one of them is no longer taken. */
   const drop = (run: RunRow) => {
-    runs.delete(run.runId);
+    if (runs.delete(run.runId) && run.runId.includes("/")) state.nested--;
     finished.delete(run.runId);
     for (const id of run.requests.keys()) {
       const rows = byRequest.get(id)?.filter((row) => row.runId !== run.runId) ?? [];

@@ -67,6 +67,9 @@ export interface MemoryState {
   byRequest: Map<string, RequestRow[]>;
   // done and failed run ids, the first finished first: the retention order
   finished: Set<string>;
+  // How many runs kept have a sub-agent's id (`<runId>/…`): a cancel looks for a run's
+  // sub-agents among all runs only when there are some.
+  nested: number;
   /** Tells the subscribers, later, that a run may be claimable. */
   notify: () => void;
   /**

@@ -88,6 +88,7 @@ export function writeOps(
         if (runs.has(checkpoint.runId)) throw runExists(checkpoint.runId);
         run = newRun(checkpoint, json, now);
         runs.set(run.runId, run);
+        if (run.runId.includes("/")) state.nested++;
         record(run, "started", startedData(run));
       } else {
         run = fence(lease);
@@ -174,6 +175,7 @@ export function writeOps(
       run.token = 1;
       run.leaseExpiresMs = now + leaseMs;
       runs.set(run.runId, run);
+      if (run.runId.includes("/")) state.nested++;
       record(run, "started", startedData(run));
       return { runId: run.runId, owner, token: 1, expiresAt: now + leaseMs };
     },
