@@ -13,7 +13,7 @@ import type { Settled } from "./call-outcome.js";
 import { callStep, stepsOf } from "./durable-steps.js";
 import { settleAll } from "./fan-out.js";
 import { replay } from "./journaled-call.js";
-import { checkPending, findCall, isRefusal, toolFor } from "./preflight.js";
+import { type CheckedCalls, findCall, isRefusal, resolvedCall, toolFor } from "./preflight.js";
 import { carryOver, type ResolvedCall } from "./redeploy.js";
 import type { Run } from "./run-state.js";
 import { afterAnswer, expiryAnswer, isExpired } from "./suspension.js";
@@ -22,9 +22,14 @@ import type { RunResult } from "./types.js";
 
 /**
  * Continue a claimed durable run: reuse the journaled calls, apply recorded answers and
- * expiries to a halted turn, run again the calls that were in flight, then loop on.
+ * expiries to a halted turn, run again the calls that were in flight, then loop on. `checked`
+ * is what the claim's checks resolved the halted calls to (preflight.ts), if they did.
  */
-export async function continueFrom(run: Run, claimed: ClaimedRun): Promise<RunResult> {
+export async function continueFrom(
+  run: Run,
+  claimed: ClaimedRun,
+  checked?: CheckedCalls,
+): Promise<RunResult> {
   const { checkpoint } = claimed;
   const journaled = new Map<string, JournalEntry>();
   for (const entry of claimed.journal) journaled.set(entry.callId, entry);
@@ -36,7 +41,7 @@ export async function continueFrom(run: Run, claimed: ClaimedRun): Promise<RunRe
   run.attempts = new Map();
   if (checkpoint.pending.length > 0) {
     const answers = new Map(claimed.answers.map((answer) => [answer.id, answer]));
-    return continueHalted(run, checkpoint, journaled, answers, since);
+    return continueHalted(run, checkpoint, journaled, answers, since, checked);
   }
   const last = run.messages[run.messages.length - 1];
   if (last?.role === "assistant" && last.toolCalls !== undefined && last.toolCalls.length > 0) {
@@ -64,14 +69,16 @@ async function continueHalted(
   journaled: ReadonlyMap<string, JournalEntry>,
   answers: ReadonlyMap<string, Answer>,
   since: number,
+  checked: CheckedCalls | undefined,
 ): Promise<RunResult> {
   const { pending } = checkpoint;
   // Check every call that will run before running any, so a misconfigured worker changes nothing.
-  // What each runs on now: a redeploy may have renamed its tool or migrated its arguments.
+  // What each runs on now: a redeploy may have renamed its tool or migrated its arguments. The
+  // claim's checks (durable.ts) resolved these calls already: reused, not checked again.
   const now = new Map<string, ResolvedCall>();
   for (const waiting of pending) {
     if (!journaled.has(waiting.callId)) {
-      now.set(waiting.callId, checkPending(run.config, checkpoint, waiting));
+      now.set(waiting.callId, resolvedCall(checked, run.config, checkpoint, waiting));
     }
   }
   // Answered calls run again at most `maxConcurrentTools` at a time, like a turn's calls.

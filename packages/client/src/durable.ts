@@ -21,7 +21,7 @@ import { RunCancelledError } from "./errors.js";
 import { traced } from "./instrumentation.js";
 import { errorInfo, Journal, retryDelayMs } from "./journal.js";
 import { LeaseDurability } from "./lease-durability.js";
-import { checkBeforeClaim, checkClaimed, refusal } from "./preflight.js";
+import { type CheckedCalls, checkBeforeClaim, checkClaimed, refusal } from "./preflight.js";
 import { reopened } from "./redeploy.js";
 import { Run, restoredStart } from "./run-state.js";
 import { sleep } from "./store-answers.js";
@@ -99,6 +99,7 @@ export async function continueClaimed(
   sink: ((event: RunEvent) => void) | undefined,
   follow: boolean,
   read?: RunInfo,
+  checked?: CheckedCalls,
 ): Promise<RunResult> {
   const { checkpoint } = claimed;
   if ((checkpoint.agent ?? null) !== (config.agent ?? null)) {
@@ -111,13 +112,14 @@ export async function continueClaimed(
   }
   // Answers the checkpoint no longer lists are not in `claimed.answers`: ask the store, unless
   // the read made just before the claim saw this same halt (its requests are then the same ones,
-  // only answered since).
-  const requests =
-    read !== undefined && sameHalt(read.checkpoint, checkpoint)
-      ? read.requests
-      : ((await config.runs.getRun(checkpoint.runId))?.requests ?? []);
+  // only answered since, and the calls `checked` on that read need no second check).
+  const same = read !== undefined && sameHalt(read.checkpoint, checkpoint);
+  const requests = same
+    ? read!.requests
+    : ((await config.runs.getRun(checkpoint.runId))?.requests ?? []);
+  let resolved: CheckedCalls | undefined;
   try {
-    checkClaimed(config, claimed, requests);
+    resolved = checkClaimed(config, claimed, requests, same ? checked : undefined);
   } catch (thrown) {
     // Given back with the error, so a worker backs off and ends it failed after maxFailures;
     // recorded as a refusal, so the claim does not count as an attempt of the calls.
@@ -162,7 +164,7 @@ export async function continueClaimed(
   );
   const result = await traced(
     run.trace,
-    underLease(run, journal, () => continueFrom(run, reopened(claimed, requests))),
+    underLease(run, journal, () => continueFrom(run, reopened(claimed, requests), resolved)),
   );
   if (follow && run.readyAfterHalt) return settleRun(config, run.runId, signal, sink);
   return result;
@@ -228,8 +230,14 @@ export async function settleRun(
   }
   // Refuse a run that cannot continue here before taking its lease: nothing changes, and a
   // refused attempt does not count as an attempt of its calls (`ctx.attempt`).
+  let checked: CheckedCalls | undefined;
   if (stored?.checkpoint !== undefined && stored.state !== "done" && stored.state !== "cancelled") {
-    checkBeforeClaim(config, stored.checkpoint, stored.requests, stored.state === "failed");
+    checked = checkBeforeClaim(
+      config,
+      stored.checkpoint,
+      stored.requests,
+      stored.state === "failed",
+    );
   }
   let pause = 10;
   // The read the claim follows, while nothing else was read after it.
@@ -238,7 +246,7 @@ export async function settleRun(
     if (signal?.aborted) throw new RunCancelledError([], runId, signal.reason);
     const claimed = await store.claim({ owner: config.owner, leaseMs: config.leaseMs, runId });
     if (claimed !== undefined) {
-      return continueClaimed(config, claimed, signal, sink, true, read);
+      return continueClaimed(config, claimed, signal, sink, true, read, checked);
     }
     const info = await store.getRun(runId);
     read = undefined;

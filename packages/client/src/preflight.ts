@@ -90,23 +90,63 @@ export function checkAnswered(checkpoint: Checkpoint, requests: readonly Request
 }
 
 /**
+ * The pending calls one check resolved, by call id: the tool each runs on, and its arguments
+ * when a migration rewrote them (else the call's own, from whichever copy of the checkpoint).
+ */
+export type CheckedCalls = Map<string, { tool: Tool; migrated?: Record<string, unknown> }>;
+
+/** Checks one pending call (see {@link checkPending}) and notes what it resolved to. */
+function checkInto(
+  checked: CheckedCalls,
+  config: ResolvedConfig,
+  checkpoint: Checkpoint,
+  waiting: PendingCall,
+): ResolvedCall {
+  const resolved = checkPending(config, checkpoint, waiting);
+  checked.set(
+    waiting.callId,
+    resolved.args === waiting.args
+      ? { tool: resolved.tool }
+      : { tool: resolved.tool, migrated: resolved.args },
+  );
+  return resolved;
+}
+
+/**
+ * What a pending call runs on, from an earlier check of the same halt when it made one (the
+ * arguments are then this copy's own, unless a migration rewrote them), else checked now.
+ */
+export function resolvedCall(
+  checked: CheckedCalls | undefined,
+  config: ResolvedConfig,
+  checkpoint: Checkpoint,
+  waiting: PendingCall,
+): ResolvedCall {
+  const known = checked?.get(waiting.callId);
+  if (known !== undefined) return { tool: known.tool, args: known.migrated ?? waiting.args };
+  return checkPending(config, checkpoint, waiting);
+}
+
+/**
  * Everything that can be checked from the store's copy before claiming a run: an orphaned
- * answer, and each still-open pending call's tool and arguments. The same checks run again
- * after the claim (the run may have moved on meanwhile).
+ * answer, and each still-open pending call's tool and arguments. Returns what each checked
+ * call resolved to: a claim of the same halt reuses it (durable.ts), any other one checks again.
  */
 export function checkBeforeClaim(
   config: ResolvedConfig,
   checkpoint: Checkpoint,
   requests: readonly RequestInfo[],
   failed = false,
-): void {
+): CheckedCalls {
   checkAnswered(checkpoint, requests);
+  const checked: CheckedCalls = new Map();
   for (const waiting of checkpoint.pending) {
     const state = requests.find((info) => info.request.id === waiting.request.id)?.state;
     // An applied request's call is journaled: its result is reused, its tool not needed. Not in
     // a failed run: its end closed the requests and dropped the journal, so every call runs.
-    if (state !== "applied" || failed) checkPending(config, checkpoint, waiting);
+    if (state !== "applied" || failed) checkInto(checked, config, checkpoint, waiting);
   }
+  return checked;
 }
 
 /**
@@ -131,25 +171,33 @@ export function isRefusal(code: string | undefined): boolean {
 /**
  * The same checks on a claimed run, before any of its calls starts: an orphaned answer, the
  * halted calls that will run again, or the tools of the in-flight turn's unjournaled calls.
+ * `before` is what {@link checkBeforeClaim} resolved on a read of this same halt, with these
+ * same `requests`: those calls are not checked twice. Returns what the halted calls run on.
  */
 export function checkClaimed(
   config: ResolvedConfig,
   claimed: ClaimedRun,
   requests: readonly RequestInfo[],
-): void {
+  before?: CheckedCalls,
+): CheckedCalls | undefined {
   const { checkpoint } = claimed;
-  checkAnswered(checkpoint, requests);
+  if (before === undefined) checkAnswered(checkpoint, requests);
   const journaled = new Set(claimed.journal.map((entry) => entry.callId));
   if (checkpoint.pending.length > 0) {
+    const checked: CheckedCalls = new Map();
     for (const waiting of checkpoint.pending) {
-      if (!journaled.has(waiting.callId)) checkPending(config, checkpoint, waiting);
+      if (journaled.has(waiting.callId)) continue;
+      const known = before?.get(waiting.callId);
+      if (known !== undefined) checked.set(waiting.callId, known);
+      else checkInto(checked, config, checkpoint, waiting);
     }
-    return;
+    return checked;
   }
   const last = checkpoint.messages[checkpoint.messages.length - 1];
-  if (last?.role !== "assistant" || last.toolCalls === undefined) return;
+  if (last?.role !== "assistant" || last.toolCalls === undefined) return undefined;
   for (const call of last.toolCalls) {
     if (journaled.has(call.id) || call.argsError !== undefined) continue;
     toolFor(config, checkpoint.runId, call.id, call.name);
   }
+  return undefined;
 }

@@ -152,6 +152,51 @@ describe("continuing under a release whose tool changed", () => {
     });
   });
 
+  it("a continuation migrates a call once: the claim of the halt its read checked reuses that check", async () => {
+    const store = memoryRunStore();
+    const ran: Ran = [];
+    const halted = await haltedUnderBuild1(store, ran);
+    let migrated = 0;
+    const counted: ToolMigration = {
+      from: [oldSchema()],
+      run: (args) => {
+        migrated++;
+        return { target: args.env, dryRun: false };
+      },
+    };
+    const done = await release2(store, build2(ran, { migrate: counted })).continueRun(halted.runId);
+    expect(done.status).toBe("done");
+    expect(migrated).toBe(1);
+    expect(ran).toEqual([{ name: "deploy", args: { target: "prod", dryRun: false } }]);
+  });
+
+  it("a claim of another halt than the read saw checks its calls again before any runs", async () => {
+    const store = memoryRunStore();
+    const ran: Ran = [];
+    const halted = await haltedUnderBuild1(store, ran);
+    // The read before the claim sees an earlier halt (one turn less, as if the run moved on
+    // between the read and the claim): the claimed checkpoint is checked on its own.
+    const stale: RunStore = Object.create(store);
+    stale.getRun = async (runId) => {
+      const info = await store.getRun(runId);
+      if (info?.checkpoint === undefined) return info;
+      return { ...info, checkpoint: { ...info.checkpoint, turns: info.checkpoint.turns - 1 } };
+    };
+    let migrated = 0;
+    const counted: ToolMigration = {
+      from: [oldSchema()],
+      run: (args) => {
+        migrated++;
+        return { target: args.env, dryRun: false };
+      },
+    };
+    const done = await release2(stale, build2(ran, { migrate: counted })).continueRun(halted.runId);
+    expect(done.status).toBe("done");
+    // Once on the read before the claim, once on the claimed copy; never after a call started.
+    expect(migrated).toBe(2);
+    expect(ran).toEqual([{ name: "deploy", args: { target: "prod", dryRun: false } }]);
+  });
+
   it("a rename listed in previousNames continues with the new tool, under its new name", async () => {
     const store = memoryRunStore();
     const ran: Ran = [];
