@@ -63,7 +63,7 @@ export function claimOp(state: MemoryState, retention: Retention): MemoryRunStor
         }
       }
     }
-    if (run === undefined || reason === undefined || run.checkpointJson === undefined) {
+    if (run === undefined || reason === undefined || run.checkpoint === undefined) {
       return undefined;
     }
     if (run.cancelJson !== undefined) {
@@ -71,7 +71,7 @@ export function claimOp(state: MemoryState, retention: Retention): MemoryRunStor
       endCancelled(state, retention, run, JSON.parse(run.cancelJson) as CancelInfo, now);
       return undefined;
     }
-    const checkpoint = checkpointOf(run.checkpointJson);
+    const checkpoint = checkpointOf(run.checkpoint);
     const answers: Answer[] = [];
     for (const call of checkpoint.pending) {
       const row = run.requests.get(call.request.id);

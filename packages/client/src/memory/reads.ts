@@ -58,8 +58,8 @@ export function readOps(state: MemoryState): ReadOps {
         info.owner = run.owner;
         info.leaseExpiresAt = toIso(run.leaseExpiresMs!);
       }
-      if (run.checkpointJson !== undefined) {
-        info.checkpoint = checkpointOf(run.checkpointJson);
+      if (run.checkpoint !== undefined) {
+        info.checkpoint = checkpointOf(run.checkpoint);
       }
       if (run.resultJson !== undefined) info.result = JSON.parse(run.resultJson) as FinishedResult;
       if (run.errorJson !== undefined) info.lastError = JSON.parse(run.errorJson) as RunErrorInfo;

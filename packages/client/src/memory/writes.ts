@@ -15,7 +15,7 @@ import { keepTimers } from "./due.js";
 import { capText } from "./events.js";
 import type { Fence, Lost } from "./fence.js";
 import type { Retention } from "./retention.js";
-import { checkpointText, type MemoryState, newRun, type RunRow } from "./rows.js";
+import { keptCheckpoint, type MemoryState, newRun, type RunRow } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";
 
 // The writes of a run's life: the ones a worker makes under its lease (and the first halt or
@@ -80,13 +80,13 @@ export function writeOps(
         throw new CheckpointError(undefined, "a halted run needs at least one pending call");
       }
       const now = Date.now();
-      // Kept as JSON text; what is read from `checkpoint` below is strings and numbers (or JSON
-      // made of it) taken before this synchronous call returns, so nothing is shared with it.
-      const json = checkpointText(checkpoint);
+      // The store's own copy; what is read from `checkpoint` below is strings and numbers (or
+      // JSON made of it) taken before this synchronous call returns, so nothing is shared with it.
+      const kept = keptCheckpoint(checkpoint);
       let run: RunRow;
       if (lease === undefined) {
         if (runs.has(checkpoint.runId)) throw runExists(checkpoint.runId);
-        run = newRun(checkpoint, json, now);
+        run = newRun(kept, now);
         runs.set(run.runId, run);
         if (run.runId.includes("/")) state.nested++;
         record(run, "started", startedData(run));
@@ -137,7 +137,7 @@ export function writeOps(
       const ready = run.halted.some((id) => run.requests.get(id)?.state === "answered");
       run.state = ready ? "ready" : "waiting";
       run.readyMs = ready ? now : undefined;
-      run.checkpointJson = json;
+      run.checkpoint = kept;
       run.journal = [];
       run.owner = undefined;
       run.leaseExpiresMs = undefined;
@@ -167,9 +167,8 @@ export function writeOps(
       checkLeaseMs(leaseMs, "start");
       if (runs.has(checkpoint.runId)) throw runExists(checkpoint.runId);
       const now = Date.now();
-      const json = checkpointText(checkpoint);
-      // Only strings are read from `checkpoint` (before this call returns), so no copy is needed.
-      const run = newRun(checkpoint, json, now);
+      // Only strings are read from `checkpoint` (before this call returns) besides the copy kept.
+      const run = newRun(keptCheckpoint(checkpoint), now);
       run.state = "running";
       run.owner = owner;
       run.token = 1;
@@ -183,9 +182,9 @@ export function writeOps(
     step(lease, checkpoint) {
       checkLease(lease, "step");
       checkCheckpoint(checkpoint, lease);
-      const json = checkpointText(checkpoint);
+      const kept = keptCheckpoint(checkpoint);
       const run = fence(lease);
-      run.checkpointJson = json;
+      run.checkpoint = kept;
       run.journal = [];
       run.failures = 0;
       run.errorJson = undefined;
@@ -283,7 +282,7 @@ export function writeOps(
         // Done keeps the result only; failed keeps the checkpoint, to be tried again by id.
         run.state = "done";
         run.resultJson = resultJson;
-        run.checkpointJson = undefined;
+        run.checkpoint = undefined;
         run.failures = 0;
         run.errorJson = undefined;
         const text = String((outcome as { result: { text?: unknown } }).result.text ?? "");

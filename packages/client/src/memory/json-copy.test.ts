@@ -1,0 +1,86 @@
+import { sampleCheckpoint } from "@toolnexus/core/testing";
+import { describe, expect, it } from "vitest";
+import { jsonCopy } from "./json-copy.js";
+
+/** What a JSON round trip gives: the reference the copy must match, value and errors. */
+const roundTrip = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+
+class Point {
+  constructor(
+    public x: number,
+    public y: number,
+  ) {}
+}
+
+describe("jsonCopy", () => {
+  it("copies plain data directly: equal, and sharing no object with the original", () => {
+    const checkpoint = sampleCheckpoint({ pending: ["r1", "r2"] });
+    const copy = jsonCopy(checkpoint);
+    expect(copy).toStrictEqual(roundTrip(checkpoint));
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(checkpoint));
+    expect(copy).not.toBe(checkpoint);
+    expect(copy.messages).not.toBe(checkpoint.messages);
+    expect(copy.pending[0]).not.toBe(checkpoint.pending[0]);
+    expect(copy.pending[0]!.request).not.toBe(checkpoint.pending[0]!.request);
+  });
+
+  it("gives exactly what JSON gives for values a direct copy would get wrong", () => {
+    const nullProto = Object.assign(Object.create(null) as object, { a: 1 });
+    const withGetter = {
+      get computed() {
+        return 7;
+      },
+    };
+    const protoKey = JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}') as unknown;
+    const values: unknown[] = [
+      { when: new Date(0), n: Number.NaN, inf: Number.POSITIVE_INFINITY, neg: -0 },
+      { skip: undefined, fn: () => 1, sym: Symbol("s"), keep: "x" },
+      [1, undefined, () => 1, Symbol("s")],
+      // biome-ignore lint/suspicious/noSparseArray: a hole is what is tested
+      [1, , 3],
+      { point: new Point(1, 2), map: new Map([["a", 1]]), set: new Set([1]) },
+      { boxed: new String("s"), num: new Number(3), bool: new Boolean(false) },
+      { custom: { toJSON: () => ({ replaced: true }) } },
+      nullProto,
+      withGetter,
+      protoKey,
+      { deep: JSON.parse(`${"[".repeat(100)}1${"]".repeat(100)}`) as unknown },
+      "text",
+      -0,
+      null,
+      [],
+      {},
+    ];
+    for (const value of values) {
+      expect(jsonCopy(value)).toStrictEqual(roundTrip(value));
+    }
+    // The prototype is never set from a key: the copy has its own "__proto__" property.
+    const copied = jsonCopy(protoKey) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copied)).toBe(Object.prototype);
+    expect(Object.hasOwn(copied, "__proto__")).toBe(true);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("throws what JSON throws for what JSON cannot copy", () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    expect(() => jsonCopy(cyclic)).toThrow(TypeError);
+    expect(() => jsonCopy({ big: 1n })).toThrow(TypeError);
+    expect(() => jsonCopy({ big: 1n })).toThrow(
+      (() => {
+        try {
+          JSON.stringify({ big: 1n });
+        } catch (thrown) {
+          return (thrown as Error).message;
+        }
+        return "unreachable";
+      })(),
+    );
+    const failing = {
+      get broken(): never {
+        throw new RangeError("cannot read this");
+      },
+    };
+    expect(() => jsonCopy(failing)).toThrow("cannot read this");
+  });
+});
