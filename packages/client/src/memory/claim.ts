@@ -1,6 +1,7 @@
-import type { Answer, CancelInfo, ClaimedRun, JournalEntry, RunErrorInfo } from "@toolnexus/core";
+import type { Answer, CancelInfo, ClaimedRun, RunErrorInfo } from "@toolnexus/core";
 import { endCancelled } from "./cancel.js";
 import { checkLeaseMs, checkOwner } from "./checks.js";
+import { jsonCopy } from "./json-copy.js";
 import type { Retention } from "./retention.js";
 import { checkpointOf, type MemoryState, type RunRow, wakeMs } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";
@@ -92,7 +93,7 @@ export function claimOp(state: MemoryState, retention: Retention): MemoryRunStor
     const claimed: ClaimedRun = {
       lease: { runId: run.runId, owner, token: run.token, expiresAt: now + leaseMs },
       checkpoint,
-      journal: run.journal.map((json) => JSON.parse(json) as JournalEntry),
+      journal: run.journal.map(jsonCopy),
       answers,
       reason,
       failures: run.failures,

@@ -1,10 +1,10 @@
 import {
   checkRunFilter,
-  type JournalEntry,
   type RunErrorInfo,
   RunNotFoundError,
   type RunSummary,
 } from "@toolnexus/core";
+import { jsonCopy } from "./json-copy.js";
 import { type MemoryState, runState, toIso } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";
 
@@ -67,7 +67,7 @@ export function operationOps(state: MemoryState): OperationOps {
 
     readJournal(runId) {
       const run = runs.get(runId);
-      return (run?.journal ?? []).map((json) => JSON.parse(json) as JournalEntry);
+      return (run?.journal ?? []).map(jsonCopy);
     },
   };
 }

@@ -1,13 +1,13 @@
 import type {
   Answer,
   CancelInfo,
-  FinishedResult,
   Request,
   RequestInfo,
   RunErrorInfo,
   RunInfo,
   SuspensionSummary,
 } from "@toolnexus/core";
+import { jsonCopy } from "./json-copy.js";
 import {
   checkpointOf,
   type MemoryState,
@@ -61,7 +61,7 @@ export function readOps(state: MemoryState): ReadOps {
       if (run.checkpoint !== undefined) {
         info.checkpoint = checkpointOf(run.checkpoint);
       }
-      if (run.resultJson !== undefined) info.result = JSON.parse(run.resultJson) as FinishedResult;
+      if (run.result !== undefined) info.result = jsonCopy(run.result);
       if (run.errorJson !== undefined) info.lastError = JSON.parse(run.errorJson) as RunErrorInfo;
       if (run.cancelJson !== undefined) info.cancel = JSON.parse(run.cancelJson) as CancelInfo;
       return info;

@@ -1,4 +1,11 @@
-import type { Checkpoint, RequestInfo, RunEventType, RunState } from "@toolnexus/core";
+import type {
+  Checkpoint,
+  FinishedResult,
+  JournalEntry,
+  RequestInfo,
+  RunEventType,
+  RunState,
+} from "@toolnexus/core";
 import { jsonCopy } from "./json-copy.js";
 
 // Everything is kept as JSON text, parsed on the way out: like a database, the store shares no
@@ -43,8 +50,9 @@ export interface RunRow {
   errorJson?: string;
   /** The store's own copy of the checkpoint (never handed out: reads copy it). */
   checkpoint?: Checkpoint;
-  resultJson?: string;
-  journal: string[];
+  /** The store's own copies of the result and of the journal's entries (reads copy them). */
+  result?: FinishedResult;
+  journal: JournalEntry[];
   requests: Map<string, RequestRow>;
   /** The request ids of the current (or last) halt, in pending order. */
   halted: string[];

@@ -3,6 +3,7 @@ import {
   type CancelInfo,
   type Checkpoint,
   CheckpointError,
+  type FinishedResult,
   type HaltReceipt,
   type Lease,
   MAX_EVENT_DATA_CHARS,
@@ -14,6 +15,7 @@ import { checkCheckpoint, checkLease, checkLeaseMs, checkOwner, cut, errorJson }
 import { keepTimers } from "./due.js";
 import { capText } from "./events.js";
 import type { Fence, Lost } from "./fence.js";
+import { jsonCopy } from "./json-copy.js";
 import type { Retention } from "./retention.js";
 import { keptCheckpoint, type MemoryState, newRun, type RunRow } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";
@@ -194,9 +196,9 @@ export function writeOps(
     journal(lease, entry) {
       checkLease(lease, "journal");
       assertJournalEntry(entry, lease.runId);
-      const json = JSON.stringify(entry);
+      const kept = jsonCopy(entry);
       const run = fence(lease);
-      run.journal.push(json);
+      run.journal.push(kept);
       if (typeof entry.answered === "string") {
         const row = run.requests.get(entry.answered);
         if (row !== undefined) row.state = "applied";
@@ -253,7 +255,7 @@ export function writeOps(
 
     finish(lease, outcome) {
       checkLease(lease, "finish");
-      let resultJson: string | undefined;
+      let result: FinishedResult | undefined;
       let failedJson: string | undefined;
       let cancel: CancelInfo | undefined;
       if (
@@ -261,7 +263,7 @@ export function writeOps(
         typeof outcome.result === "object" &&
         outcome.result !== null
       ) {
-        resultJson = JSON.stringify(outcome.result);
+        result = jsonCopy(outcome.result);
       } else if (outcome?.state === "failed") {
         failedJson = errorJson(outcome.error, "finish");
       } else if (outcome?.state === "cancelled") {
@@ -278,10 +280,10 @@ export function writeOps(
         endCancelled(state, retention, run, askedCancel(run) ?? cancel, now);
         return;
       }
-      if (resultJson !== undefined) {
+      if (result !== undefined) {
         // Done keeps the result only; failed keeps the checkpoint, to be tried again by id.
         run.state = "done";
-        run.resultJson = resultJson;
+        run.result = result;
         run.checkpoint = undefined;
         run.failures = 0;
         run.errorJson = undefined;
