@@ -12,11 +12,11 @@ export async function compactRun(run: Run): Promise<void> {
   if (options === undefined) return;
   let compacted: Awaited<ReturnType<typeof compactWith>>;
   try {
-    const info =
-      run.signal === undefined ? { runId: run.runId } : { runId: run.runId, signal: run.signal };
+    const signal = run.signal;
+    const info = signal === undefined ? { runId: run.runId } : { runId: run.runId, signal };
     compacted = await compactWith(run.messages, options, info);
   } catch (thrown) {
-    if (run.signal?.aborted) throw run.cancelled();
+    if (run.aborted) throw run.cancelled();
     throw new RunError(
       "compaction_failed",
       `compacting the transcript of run ${run.runId} failed: ${messageOf(thrown)}`,

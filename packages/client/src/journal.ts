@@ -30,10 +30,17 @@ export class Journal {
   readonly recorder: RunRecorder | undefined;
   /** Event writes in order, one after the other. */
   private appending: Promise<void> = Promise.resolve();
-  readonly signal: AbortSignal;
   /** The run's steps under this lease: the store as the loop's durability backend. */
   steps: Durability | undefined;
-  private readonly controller = new AbortController();
+  /**
+   * Made only when someone reads `signal`: most continuations never lose their lease, and on
+   * Node 20 an AbortSignal costs a few microseconds of a resume.
+   */
+  private controller: AbortController | undefined;
+  /** Why the run was stopped (a lost lease, a cancel), once it was: the first reason only. */
+  private stopped: { reason: unknown } | undefined;
+  /** Who is told when the run is stopped, without an AbortSignal (see `onStop`). */
+  private readonly stopListeners = new Set<(reason: unknown) => void>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private renewing = false;
   /** True once renewal stopped. */
@@ -50,13 +57,51 @@ export class Journal {
     private readonly transcript: () => Message[],
   ) {
     this.lease = lease;
-    this.signal = this.controller.signal;
     if (typeof store.appendEvents === "function") this.recorder = new RunRecorder();
     // Renew well before expiry; a renewal that fails for a passing reason is retried on the
     // next tick, and one that finds the lease taken stops the run.
     this.timer = setInterval(() => void this.renew(), Math.max(20, Math.floor(leaseMs / 3)));
     // The renewal alone must not keep a process alive.
     this.timer.unref?.();
+  }
+
+  /** Aborts when the lease is lost or someone cancels the run; already aborted if read after. */
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.stopped !== undefined) this.controller.abort(this.stopped.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /** True once the lease was lost or the run cancelled (what `signal.aborted` would say). */
+  get aborted(): boolean {
+    return this.stopped !== undefined;
+  }
+
+  /** Why the run was stopped (what `signal.reason` would say), or undefined. */
+  get reason(): unknown {
+    return this.stopped?.reason;
+  }
+
+  /**
+   * Calls `listener` with the reason when the run is stopped (once, like an abort listener),
+   * without making the signal; returns what removes it.
+   */
+  onStop(listener: (reason: unknown) => void): () => void {
+    this.stopListeners.add(listener);
+    return () => this.stopListeners.delete(listener);
+  }
+
+  /** Stops the run: the signal (if made) aborts and the listeners are told, the first time. */
+  private abort(reason: unknown): void {
+    if (this.stopped !== undefined) return;
+    this.stopped = { reason };
+    this.controller?.abort(reason);
+    for (const listener of [...this.stopListeners]) {
+      this.stopListeners.delete(listener);
+      listener(reason);
+    }
   }
 
   private async renew(): Promise<void> {
@@ -69,7 +114,7 @@ export class Journal {
       if (renewed.cancel !== undefined && this.cancel === undefined) {
         // Someone cancelled the run: its tools see their signal abort, naming who and why.
         this.cancel = renewed.cancel;
-        this.controller.abort(new CancelRequestedError(this.lease.runId, renewed.cancel));
+        this.abort(new CancelRequestedError(this.lease.runId, renewed.cancel));
         return;
       }
       // A long call's progress reaches followers between the run's own writes.
@@ -84,7 +129,7 @@ export class Journal {
   private lose(error: LeaseLostError): void {
     this.lost ??= error;
     this.stop();
-    this.controller.abort(error);
+    this.abort(error);
   }
 
   /** Stops renewing; the lease then runs out unless it was given up. */

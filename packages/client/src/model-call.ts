@@ -27,21 +27,22 @@ function untracedCall(run: Run): Promise<ModelResponse | "timeout"> {
 }
 
 async function callModelDirect(run: Run): Promise<ModelResponse> {
-  if (run.signal?.aborted) throw run.cancelled();
+  if (run.aborted) throw run.cancelled();
   const turn = run.turns + 1;
   let response: ModelResponse;
   try {
     response = await generate(
       run,
       { messages: run.messages, tools: run.config.specs },
-      run.signal,
+      runOptions(run),
       turn,
+      run,
     );
   } catch (thrown) {
     throw modelFailed(run, thrown, turn);
   }
   // A model that ignores its signal must not carry a cancelled run on.
-  if (run.signal?.aborted) throw run.cancelled();
+  if (run.aborted) throw run.cancelled();
   countUsage(run, response);
   return response;
 }
@@ -72,7 +73,7 @@ async function callModelGeneral(run: Run): Promise<ModelResponse | "timeout"> {
 
   let response: ModelResponse;
   try {
-    response = await generate(run, request, signal, turn);
+    response = await generate(run, request, signal === undefined ? {} : { signal }, turn, signal);
   } catch (thrown) {
     if (!outer?.aborted && signal?.aborted) return "timeout";
     throw modelFailed(run, thrown, turn);
@@ -89,7 +90,7 @@ async function callModelGeneral(run: Run): Promise<ModelResponse | "timeout"> {
 
 /** What a failed model call rejects the run with: cancelled, or `model_failed`. */
 function modelFailed(run: Run, thrown: unknown, turn: number): Error {
-  if (run.signal?.aborted) return run.cancelled();
+  if (run.aborted) return run.cancelled();
   return new RunError(
     "model_failed",
     `model ${run.config.model.id} failed on turn ${turn}: ${messageOf(thrown)}`,
@@ -105,28 +106,44 @@ function countUsage(run: Run, response: ModelResponse): void {
   if (run.listening) run.emit({ type: "usage", usage: response.usage, total: run.usage });
 }
 
+/**
+ * The options of a direct model call: the run's signal, as a getter, so a durable run's signal
+ * is made only when the model reads it (most never do; see Journal.signal).
+ */
+function runOptions(run: Run): ModelCallOptions {
+  if (!run.stoppable) return {};
+  // A run in memory has only its caller's signal, made already.
+  if (run.journal === undefined) return { signal: run.signal! };
+  return {
+    get signal(): AbortSignal {
+      return run.signal!;
+    },
+  };
+}
+
 // Not async: an async wrapper around model.generate would cost extra promise hops per turn.
+// `stop` says whether the call's signal aborted (the signal itself, or the run).
 function generate(
   run: Run,
   request: ModelRequest,
-  signal: AbortSignal | undefined,
+  options: ModelCallOptions,
   turn: number,
+  stop: { readonly aborted: boolean } | undefined,
 ): Promise<ModelResponse> {
   const { model } = run.config;
-  const options = signal === undefined ? {} : { signal };
   if (!run.streaming) {
     if (!run.listening) return model.generate(request, options);
     // Not streamed, but followed or recorded: the turn's reasoning as one event.
     return model.generate(request, options).then((response) => {
-      if (!signal?.aborted) emitReasoning(run, response, turn);
+      if (!stop?.aborted) emitReasoning(run, response, turn);
       return response;
     });
   }
   if (model.stream === undefined) {
     // A model that cannot stream still shows its answer in a stream: its text as one event.
     return model.generate(request, options).then((response) => {
-      if (!signal?.aborted) emitReasoning(run, response, turn);
-      if (response.text !== "" && !signal?.aborted) {
+      if (!stop?.aborted) emitReasoning(run, response, turn);
+      if (response.text !== "" && !stop?.aborted) {
         run.emit({ type: "text", delta: response.text, turn });
       }
       return response;

@@ -29,6 +29,8 @@ import type { Journal } from "./journal.js";
 import type { RunRecorder } from "./run-recorder.js";
 import type { RunEvent, ToolCallRecord } from "./types.js";
 
+const noop = () => {};
+
 /** The state a run starts from: fresh, or restored from a checkpoint. */
 export interface RunStart {
   runId: string;
@@ -76,8 +78,11 @@ export class Run {
   listening: boolean;
   /** A durable run's events for followers (a store with `appendEvents`); else undefined. */
   recorder: RunRecorder | undefined;
-  /** Aborts when the caller cancels, or (durable runs) when the lease is lost. */
-  signal: AbortSignal | undefined;
+  /**
+   * The caller's signal; under a lease with a caller's signal, that one and the lease's
+   * combined. A durable run without one reads its journal's, made only when asked for.
+   */
+  private ownSignal: AbortSignal | undefined;
   /** Present when the run is durable: every step is written through it. */
   journal: Journal | undefined;
   /** Executions of calls run again after a takeover or an answer (call id -> attempt). */
@@ -130,7 +135,34 @@ export class Run {
           : { ...config.extra, ...start.runExtra };
     this.clock = new RunClock(config.timeoutMs);
     this.listening = config.listens || sink !== undefined;
-    this.signal = signal;
+    this.ownSignal = signal;
+  }
+
+  /** Aborts when the caller cancels, or (durable runs) when the lease is lost. */
+  get signal(): AbortSignal | undefined {
+    return this.ownSignal ?? this.journal?.signal;
+  }
+
+  /** Whether anything can stop the run (a caller's signal, a lease): `signal` is then defined. */
+  get stoppable(): boolean {
+    return this.ownSignal !== undefined || this.journal !== undefined;
+  }
+
+  /** `signal?.aborted`, without making a durable run's signal. */
+  get aborted(): boolean {
+    return this.ownSignal === undefined ? this.journal?.aborted === true : this.ownSignal.aborted;
+  }
+
+  /**
+   * Calls `listener` with the abort reason when the run is stopped (once), like an abort
+   * listener on `signal` but without making a durable run's signal; returns what removes it.
+   */
+  onStop(listener: (reason: unknown) => void): () => void {
+    const own = this.ownSignal;
+    if (own === undefined) return this.journal?.onStop(listener) ?? noop;
+    const onAbort = () => listener(own.reason);
+    own.addEventListener("abort", onAbort, { once: true });
+    return () => own.removeEventListener("abort", onAbort);
   }
 
   /** Makes the run durable: its writes go through `journal`, and a lost lease stops it. */
@@ -141,8 +173,10 @@ export class Run {
       this.recorder = journal.recorder;
       this.listening = true;
     }
-    this.signal =
-      this.signal === undefined ? journal.signal : AbortSignal.any([this.signal, journal.signal]);
+    // Without a caller's signal the journal's stands alone (and is made only when read).
+    if (this.ownSignal !== undefined) {
+      this.ownSignal = AbortSignal.any([this.ownSignal, journal.signal]);
+    }
   }
 
   emit(event: RunEvent): void {
@@ -158,7 +192,8 @@ export class Run {
       return new RunError("lease_lost", lost.message, this.messages, this.runId, lost);
     }
     const cancel = this.journal?.cancel;
-    return new RunCancelledError(this.messages, this.runId, this.signal?.reason, cancel);
+    const reason = this.ownSignal === undefined ? this.journal?.reason : this.ownSignal.reason;
+    return new RunCancelledError(this.messages, this.runId, reason, cancel);
   }
 
   /** True for the errors that mean "stop this run now", which nothing may turn into a result. */

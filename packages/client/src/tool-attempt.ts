@@ -126,7 +126,7 @@ function budgeted(
   args: Record<string, unknown>,
   ctx: CallContext,
 ): Promise<Attempt> {
-  if (run.signal?.aborted) return Promise.reject(run.cancelled());
+  if (run.aborted) return Promise.reject(run.cancelled());
   const left = run.clock.remaining();
   const raw = smallest(
     tool.timeoutMs,
@@ -134,7 +134,7 @@ function budgeted(
     left === undefined ? undefined : Math.max(0, left),
   );
   const budget = raw === undefined ? undefined : Math.max(0, Math.round(raw));
-  if (budget === undefined && run.signal === undefined) return unbounded(tool, args, ctx);
+  if (budget === undefined && !run.stoppable) return unbounded(tool, args, ctx);
   return bounded(run, tool, args, ctx, budget, left);
 }
 
@@ -152,7 +152,6 @@ async function bounded(
 
   let timer: ReturnType<typeof setTimeout> | undefined;
   let unlink: (() => void) | undefined;
-  const { signal } = run;
   const stop = new Promise<"timeout" | typeof CANCELLED>((resolve) => {
     if (budget !== undefined) {
       timer = setTimeout(() => {
@@ -160,13 +159,12 @@ async function bounded(
         resolve("timeout");
       }, budget);
     }
-    if (signal !== undefined) {
-      const onAbort = () => {
-        stopCall(ctx, signal.reason);
+    if (run.stoppable) {
+      // Not an abort listener on run.signal: a durable run's signal is made only when read.
+      unlink = run.onStop((reason) => {
+        stopCall(ctx, reason);
         resolve(CANCELLED);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      unlink = () => signal.removeEventListener("abort", onAbort);
+      });
     }
   });
   try {

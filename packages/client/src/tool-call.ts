@@ -187,7 +187,7 @@ function approvalPrompt(tool: Tool, call: ToolCall): string {
 /** True when no budget and no run signal can stop a call of this tool. */
 function unstoppable(run: Run, tool: Tool): boolean {
   return (
-    run.signal === undefined &&
+    !run.stoppable &&
     run.trace === undefined &&
     tool.timeoutMs === undefined &&
     run.config.toolTimeoutMs === undefined &&
