@@ -126,7 +126,7 @@ export function create() {
     expectFive("toolnexus s5", last.content);
     return answer(FINAL.s5);
   });
-  // The in-memory run store keeps JSON text, like a durable store, and has its semantics
+  // The in-memory run store keeps private copies, like a durable store, and has its semantics
   // (answers recorded, a lease per continuation, the journal, the stored result). The halting
   // client lives as long as the bench; the resume happens in a fresh store and a fresh client
   // that share nothing with it but the checkpoint's JSON text, as another process would.

@@ -61,6 +61,23 @@ describe("jsonCopy", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it("keeps JSON's key order and leaves out keys an object only inherits", () => {
+    const ordered = { b: 1, 2: "two", a: { z: 1, 1: "one" }, 0: null };
+    expect(JSON.stringify(jsonCopy(ordered))).toBe(JSON.stringify(ordered));
+    // An enumerable key on Object.prototype (a polluted realm) is walked by for-in but is not
+    // the object's own: JSON leaves it out, and so must the copy.
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.inherited = "leak";
+    try {
+      const copy = jsonCopy({ own: 1, nested: [{ x: 2 }] }) as Record<string, unknown>;
+      expect(Object.keys(copy)).toEqual(["own", "nested"]);
+      expect(Object.hasOwn(copy, "inherited")).toBe(false);
+      expect(copy).toStrictEqual(roundTrip({ own: 1, nested: [{ x: 2 }] }));
+    } finally {
+      delete proto.inherited;
+    }
+  });
+
   it("throws what JSON throws for what JSON cannot copy", () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;

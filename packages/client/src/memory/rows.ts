@@ -8,8 +8,9 @@ import type {
 } from "@toolnexus/core";
 import { jsonCopy } from "./json-copy.js";
 
-// Everything is kept as JSON text, parsed on the way out: like a database, the store shares no
-// object with the run that wrote it or with whoever reads it.
+// Like a database, the store shares no object with the run that wrote it or with whoever reads
+// it: data is kept as JSON text or as a private copy of JSON data (json-copy.ts), and copied or
+// parsed on the way out.
 
 export interface RequestRow {
   id: string;
