@@ -148,6 +148,40 @@ describe("copyWireData", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it("copies own keys only, in JSON's order, and names the path of a problem found deep down", () => {
+    class Base {
+      shared = 1;
+    }
+    Object.defineProperty(Base.prototype, "inherited", { value: 2, enumerable: true });
+    const source = { b: 1, 2: "two", a: new Base(), 0: [{ z: null }] };
+    const copied = copyWireData(source, "v");
+    expect("value" in copied && JSON.stringify(copied.value)).toBe(JSON.stringify(source));
+    expect("value" in copied && JSON.stringify(copied.value)).toBe(
+      '{"0":[{"z":null}],"2":"two","b":1,"a":{"shared":1}}',
+    );
+    const bad = copyWireData({ list: [{ ok: 1 }, { "a b": { n: Number.NaN } }] }, "data");
+    expect("issue" in bad && bad.issue).toEqual({
+      path: 'data.list[1]["a b"].n',
+      message: "is NaN, which JSON cannot hold",
+    });
+  });
+
+  it("refuses an object whose keys cannot be listed, at its own path", () => {
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error("no keys for you");
+        },
+      },
+    );
+    const copied = copyWireData({ inner: { hostile } }, "data");
+    expect("issue" in copied && copied.issue).toEqual({
+      path: "data.inner.hostile",
+      message: "could not be read (no keys for you)",
+    });
+  });
+
   it("refuses data holding too many values, without blowing up on a shared-reference DAG", () => {
     // 40 levels of two references to the same child: 2^40 paths if walked naively.
     let node: unknown = 1;

@@ -40,95 +40,117 @@ class Refused {
   constructor(readonly issue: WireDataIssue) {}
 }
 
-/** Walks and copies one value; throws a Refused at the first problem. */
+/**
+ * Walks and copies one value; throws a Refused at the first problem. The path of a problem is
+ * put together only when there is one, from the key at each level (most data has none, and
+ * a path string per value was most of the walk's cost).
+ */
 class Copier {
   private values = 0;
-  private readonly open = new Set<object>();
+  /** The objects being copied, the outermost first: meeting one of them again is a cycle. */
+  private readonly ancestors: object[] = [];
+  /** The key or index taken at each level below the root. */
+  private readonly keys: (string | number)[] = [];
 
-  copy(value: unknown, path: string, depth: number): unknown {
+  constructor(private readonly root: string) {}
+
+  copy(value: unknown, depth: number): unknown {
     if (++this.values > MAX_WIRE_VALUES) {
-      this.refuse(path, `holds more than ${MAX_WIRE_VALUES} values`);
+      this.refuse(depth, `holds more than ${MAX_WIRE_VALUES} values`);
     }
     switch (typeof value) {
       case "string":
       case "boolean":
         return value;
       case "number":
-        if (!Number.isFinite(value)) this.refuse(path, `is ${value}, which JSON cannot hold`);
+        if (!Number.isFinite(value)) this.refuse(depth, `is ${value}, which JSON cannot hold`);
         return value;
       case "bigint":
-        return this.refuse(path, "is a BigInt, which JSON cannot hold; send it as a string");
+        return this.refuse(depth, "is a BigInt, which JSON cannot hold; send it as a string");
       case "symbol":
-        return this.refuse(path, "is a Symbol, which JSON cannot hold");
+        return this.refuse(depth, "is a Symbol, which JSON cannot hold");
       case "function":
-        return this.refuse(path, "is a function, which JSON cannot hold");
+        return this.refuse(depth, "is a function, which JSON cannot hold");
       case "undefined":
         return undefined;
     }
     if (value === null) return null;
     const object = value as object;
     if (depth >= MAX_WIRE_DEPTH) {
-      this.refuse(path, `is nested deeper than ${MAX_WIRE_DEPTH} levels`);
+      this.refuse(depth, `is nested deeper than ${MAX_WIRE_DEPTH} levels`);
     }
-    if (this.open.has(object)) this.refuse(path, "refers back to itself (a cycle)");
-    this.open.add(object);
-    try {
-      return Array.isArray(object)
-        ? this.copyArray(object, path, depth)
-        : this.copyObject(object, path, depth);
-    } finally {
-      this.open.delete(object);
+    for (let i = 0; i < depth; i++) {
+      if (this.ancestors[i] === object) this.refuse(depth, "refers back to itself (a cycle)");
     }
+    this.ancestors[depth] = object;
+    return Array.isArray(object) ? this.copyArray(object, depth) : this.copyObject(object, depth);
   }
 
-  private copyArray(array: unknown[], path: string, depth: number): unknown[] {
-    const length = this.read(() => array.length, path) as number;
+  private copyArray(array: unknown[], depth: number): unknown[] {
+    let length = 0;
+    try {
+      length = array.length;
+    } catch (thrown) {
+      this.unreadable(depth, thrown);
+    }
     const copy: unknown[] = new Array(length);
     for (let i = 0; i < length; i++) {
-      const at = join(path, i);
-      // JSON writes a hole or an undefined item as null.
-      copy[i] =
-        this.copy(
-          this.read(() => array[i], at),
-          at,
-          depth + 1,
-        ) ?? null;
-    }
-    return copy;
-  }
-
-  private copyObject(object: object, path: string, depth: number): Record<string, unknown> {
-    const keys = this.read(() => Object.keys(object), path) as string[];
-    const copy: Record<string, unknown> = {};
-    for (const key of keys) {
-      const at = join(path, key);
-      const item = this.copy(
-        this.read(() => (object as Record<string, unknown>)[key], at),
-        at,
-        depth + 1,
-      );
-      // JSON leaves out undefined properties; defineProperty keeps "__proto__" a plain key.
-      if (item !== undefined) {
-        Object.defineProperty(copy, key, {
-          value: item,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+      this.keys[depth] = i;
+      let item: unknown;
+      try {
+        item = array[i];
+      } catch (thrown) {
+        this.unreadable(depth + 1, thrown);
       }
+      // JSON writes a hole or an undefined item as null.
+      copy[i] = this.copy(item, depth + 1) ?? null;
     }
     return copy;
   }
 
-  private read(get: () => unknown, path: string): unknown {
+  private copyObject(object: object, depth: number): Record<string, unknown> {
+    const source = object as Record<string, unknown>;
+    const copy: Record<string, unknown> = {};
     try {
-      return get();
+      // Own enumerable string keys, in Object.keys order, without an array of them per object.
+      for (const key in source) {
+        if (!Object.hasOwn(source, key)) continue;
+        this.keys[depth] = key;
+        let item: unknown;
+        try {
+          item = source[key];
+        } catch (thrown) {
+          this.unreadable(depth + 1, thrown);
+        }
+        const copied = this.copy(item, depth + 1);
+        // JSON leaves out undefined properties; defineProperty keeps "__proto__" a plain key.
+        if (copied === undefined) continue;
+        if (key === "__proto__") {
+          Object.defineProperty(copy, key, {
+            value: copied,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        } else {
+          copy[key] = copied;
+        }
+      }
     } catch (thrown) {
-      return this.refuse(path, `could not be read (${cut(messageOf(thrown))})`);
+      // A proxy whose key listing fails; a problem found below is passed on as it is.
+      if (thrown instanceof Refused) throw thrown;
+      this.unreadable(depth, thrown);
     }
+    return copy;
   }
 
-  private refuse(path: string, message: string): never {
+  private unreadable(depth: number, thrown: unknown): never {
+    return this.refuse(depth, `could not be read (${cut(messageOf(thrown))})`);
+  }
+
+  private refuse(depth: number, message: string): never {
+    let path = this.root;
+    for (let i = 0; i < depth; i++) path = join(path, this.keys[i]!);
     throw new Refused({ path, message });
   }
 }
@@ -145,7 +167,7 @@ export function copyWireData(
   path: string,
 ): { value: unknown } | { issue: WireDataIssue } {
   try {
-    return { value: new Copier().copy(value, path, 0) };
+    return { value: new Copier(path).copy(value, 0) };
   } catch (thrown) {
     if (thrown instanceof Refused) return { issue: thrown.issue };
     // A stack overflow or a proxy trap failing outside a read: still a refusal, not a crash.
