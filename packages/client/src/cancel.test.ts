@@ -162,6 +162,46 @@ describe("client.cancel", () => {
     expect(slow.starts).toHaveLength(1);
   }, 60_000);
 
+  it("cancels a run while its model answers: the model's signal (an own property, kept by a spread) aborts naming who", async () => {
+    const store = memoryRunStore();
+    let entered!: () => void;
+    const inModel = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const seen: { keys: string[]; spreadKept: boolean; reason?: unknown } = {
+      keys: [],
+      spreadKept: false,
+    };
+    const model = {
+      id: "waits",
+      async generate(_request: ModelRequest, options?: { signal?: AbortSignal }) {
+        seen.keys = Object.keys(options ?? {});
+        const signal = options?.signal;
+        if (!(signal instanceof AbortSignal))
+          throw new Error("no signal for a durable run's model");
+        seen.spreadKept = { ...options }.signal === signal;
+        entered();
+        await new Promise<void>((resolve) => {
+          if (signal.aborted) resolve();
+          else signal.addEventListener("abort", () => resolve(), { once: true });
+        });
+        seen.reason = signal.reason;
+        throw signal.reason;
+      },
+    };
+    const client = createClient({ model, tools: [], runs: store, leaseMs: LEASE_MS });
+    const running = client.run("think", { durable: true, runId: "run_m" });
+    await inModel;
+    expect(seen.keys).toEqual(["signal"]);
+    expect(seen.spreadKept).toBe(true);
+    await client.cancel("run_m", { by: "ops", reason: "too slow" });
+    const thrown = await running.catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(RunCancelledError);
+    expect(seen.reason).toBeInstanceOf(CancelRequestedError);
+    expect((seen.reason as Error).message).toContain("by ops: too slow");
+    expect((await client.getRun("run_m"))?.state).toBe("cancelled");
+  }, 60_000);
+
   it("cancels a run while its sub-agent's tool runs: the child stops too, both end cancelled", async () => {
     const slow = stoppable("slow");
     const store = memoryRunStore();
