@@ -9,6 +9,10 @@ import { sqliteStore } from "../src/index.js";
 import { type Fixture, startFixture } from "./processes.js";
 
 const ROUNDS = 30;
+// These tests race processes on one file; none waits for a lease to run out. A lease long enough
+// that a process starved by a busy machine (the default 400 ms) keeps it, so a takeover is never
+// what they see.
+const LONG_LEASE = JSON.stringify({ leaseMs: 10_000 });
 const dir = mkdtempSync(join(tmpdir(), "toolnexus-durable-processes-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -38,7 +42,7 @@ describe("durable runs across processes", () => {
   }, async () => {
     const { db, logDir, store, runIds } = await setup("race", {});
     const racers = Array.from({ length: 8 }, () =>
-      startFixture("durable-agent.mjs", ["continue", db, logDir, "{}"]),
+      startFixture("durable-agent.mjs", ["continue", db, logDir, LONG_LEASE]),
     );
     await ready(racers);
     for (const runId of runIds) {
@@ -67,7 +71,7 @@ describe("durable runs across processes", () => {
         "resume",
         db,
         logDir,
-        JSON.stringify({ twoQuestions: true }),
+        JSON.stringify({ twoQuestions: true, leaseMs: 10_000 }),
       ]),
     );
     await ready(pair);
@@ -89,10 +93,13 @@ describe("durable runs across processes", () => {
       // A process whose answer was applied before the other was recorded sees the run wait
       // for it (pending); the other answer's process then finishes the run.
       const statuses = results.map((r) => (r as { status?: string }).status).sort();
-      expect([
-        ["done", "done"],
-        ["done", "pending"],
-      ]).toContainEqual(statuses);
+      expect(
+        [
+          ["done", "done"],
+          ["done", "pending"],
+        ],
+        `${runId}: ${JSON.stringify(results)}`,
+      ).toContainEqual(statuses);
       expect(store.getRun(runId)!.state).toBe("done");
       const tools = store
         .getRun(runId)!
@@ -116,7 +123,7 @@ describe("durable runs across processes", () => {
       "resume",
       db,
       logDir,
-      JSON.stringify({ failModel: 1 }),
+      JSON.stringify({ failModel: 1, leaseMs: 10_000 }),
     ]);
     await ready([failing]);
     failing.send(JSON.stringify({ id: request.id, ok: true, data: { token: "t" } }));
@@ -128,7 +135,7 @@ describe("durable runs across processes", () => {
     expect(info.state).toBe("ready");
     expect(info.lastError?.message).toContain("503 the model is overloaded");
 
-    const retry = startFixture("durable-agent.mjs", ["continue", db, logDir, "{}"]);
+    const retry = startFixture("durable-agent.mjs", ["continue", db, logDir, LONG_LEASE]);
     await ready([retry]);
     retry.send(runId);
     expect(await retry.line((v: { runId?: string }) => v.runId === runId)).toMatchObject({
