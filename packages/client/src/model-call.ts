@@ -109,10 +109,9 @@ function countUsage(run: Run, response: ModelResponse): void {
 /**
  * A durable run's model call options: `signal` reads the run's signal, made only when the model
  * reads it (most never do; see Journal.signal). It is an own enumerable accessor, so spreading
- * the options keeps it, and one getter serves every instance: an object literal with a getter of
- * its own gave every call a new hidden class, and the map transition to it (a weak reference V8's
- * young-generation GC treats as strong) kept the whole run, its store and its client alive until
- * the next full GC, about a fifth of a durable cycle's allocation.
+ * the options keeps it, and one getter serves every instance: with an object literal holding a
+ * getter of its own per call, the run, its store and its client survived V8's young-generation
+ * GCs until the next full GC (about a fifth of a durable cycle's allocation, measured).
  */
 class LeasedCallOptions implements ModelCallOptions {
   declare readonly signal: AbortSignal;
