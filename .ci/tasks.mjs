@@ -47,8 +47,10 @@ const plain = (line) => line.replace(/\u001b\[[0-9;]*m/g, "").trimEnd();
 const lines = [];
 for (const task of failed) {
   lines.push(`✗ ${task.package} ${task.task} (exit ${task.execution.exitCode})`);
-  const logFile = join(root, task.logFile ?? "");
-  const log = existsSync(logFile) ? readFileSync(logFile, "utf8").split("\n").map(plain) : [];
+  // A task turbo ran without a log file of its own has none to quote (not the root folder).
+  const logFile = task.logFile ? join(root, task.logFile) : undefined;
+  const readable = logFile !== undefined && existsSync(logFile) && statSync(logFile).isFile();
+  const log = readable ? readFileSync(logFile, "utf8").split("\n").map(plain) : [];
   const tests = [...new Set(log.filter((line) => /^\s*FAIL\s/.test(line)).map((l) => l.trim()))];
   const shown = tests.length > 0 ? tests : log.filter((line) => line.trim() !== "").slice(-12);
   for (const line of shown) lines.push(`    ${line.trim()}`);

@@ -42,7 +42,9 @@ describe("runs on DBOS survive SIGKILLs of their application processes", () => {
     const log = logWriter(logDir);
     const options = JSON.stringify({
       jitterMs: 40,
-      queue: { workerConcurrency: 40, minPollingIntervalMs: 50 },
+      // Ten runs at a time per process: the 200 runs then last long enough for the killer to
+      // strike often (at 40, a faster client finished them between 5 kills).
+      queue: { workerConcurrency: 10, minPollingIntervalMs: 50 },
     });
     const apps = new Map<string, Worker>();
     const launch = async (executor: string) => {
@@ -113,8 +115,9 @@ describe("runs on DBOS survive SIGKILLs of their application processes", () => {
       await apps.get(executor)!.kill("SIGKILL");
       kills++;
       await launch(executor);
-      // Wait for some progress before the next kill.
-      const target = count + 10;
+      // Wait for some progress before the next kill: a few runs, since runs finish in bursts
+      // (a restarted process recovers many at once).
+      const target = count + 2;
       while ((await done()) < Math.min(target, RUNS)) await pause(50);
     }
     finished = true;
