@@ -95,15 +95,8 @@ class Copier {
     }
     const copy: unknown[] = new Array(length);
     for (let i = 0; i < length; i++) {
-      this.keys[depth] = i;
-      let item: unknown;
-      try {
-        item = array[i];
-      } catch (thrown) {
-        this.unreadable(depth + 1, thrown);
-      }
       // JSON writes a hole or an undefined item as null.
-      copy[i] = this.copy(item, depth + 1) ?? null;
+      copy[i] = this.copy(this.child(array, i, depth), depth + 1) ?? null;
     }
     return copy;
   }
@@ -115,14 +108,7 @@ class Copier {
       // Own enumerable string keys, in Object.keys order, without an array of them per object.
       for (const key in source) {
         if (!Object.hasOwn(source, key)) continue;
-        this.keys[depth] = key;
-        let item: unknown;
-        try {
-          item = source[key];
-        } catch (thrown) {
-          this.unreadable(depth + 1, thrown);
-        }
-        const copied = this.copy(item, depth + 1);
+        const copied = this.copy(this.child(source, key, depth), depth + 1);
         // JSON leaves out undefined properties; defineProperty keeps "__proto__" a plain key.
         if (copied === undefined) continue;
         if (key === "__proto__") {
@@ -142,6 +128,20 @@ class Copier {
       this.unreadable(depth, thrown);
     }
     return copy;
+  }
+
+  /** Reads `container[key]` (an item one level below `depth`), noting the key for a path. */
+  private child(
+    container: unknown[] | Record<string, unknown>,
+    key: number | string,
+    depth: number,
+  ) {
+    this.keys[depth] = key;
+    try {
+      return (container as Record<string | number, unknown>)[key];
+    } catch (thrown) {
+      return this.unreadable(depth + 1, thrown);
+    }
   }
 
   private unreadable(depth: number, thrown: unknown): never {
