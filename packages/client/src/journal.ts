@@ -15,6 +15,12 @@ import {
 import { CancelRequestedError, messageOf, RunError } from "./errors.js";
 import { RunRecorder } from "./run-recorder.js";
 
+/** Whether `await value` would wait on it (a promise, or any object with a `then` method). */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  if (value === null || (typeof value !== "object" && typeof value !== "function")) return false;
+  return typeof (value as { then?: unknown }).then === "function";
+}
+
 /** Waits before a failed run is offered to a worker again: 1 s, 2 s, 4 s… up to a minute. */
 export function retryDelayMs(failures: number): number {
   return Math.min(60_000, 1000 * 2 ** Math.max(0, failures - 1));
@@ -139,25 +145,49 @@ export class Journal {
     this.timer = undefined;
   }
 
-  private async write<T>(what: string, op: () => T | Promise<T>): Promise<T> {
-    const runId = this.lease.runId;
-    if (this.lost !== undefined)
-      throw new RunError("lease_lost", this.lost.message, this.transcript(), runId, this.lost);
-    try {
-      return await op();
-    } catch (thrown) {
-      if (thrown instanceof LeaseLostError) {
-        this.lose(thrown);
-        throw new RunError("lease_lost", thrown.message, this.transcript(), runId, thrown);
-      }
-      throw new RunError(
-        "store_failed",
-        `could not ${what} of run ${runId}: ${messageOf(thrown)}`,
-        this.transcript(),
-        runId,
-        thrown,
+  /**
+   * `op`, a store write under this lease; a failure becomes the error the run rejects with. Not
+   * async: with a store that answers at once (the in-memory one), an async wrapper cost two
+   * promises and microtask turns per write.
+   */
+  private write<T>(what: string, op: () => T | Promise<T>): Promise<T> {
+    if (this.lost !== undefined) {
+      return Promise.reject(
+        new RunError(
+          "lease_lost",
+          this.lost.message,
+          this.transcript(),
+          this.lease.runId,
+          this.lost,
+        ),
       );
     }
+    let value: T | Promise<T>;
+    try {
+      value = op();
+    } catch (thrown) {
+      return Promise.reject(this.failed(what, thrown));
+    }
+    if (!isThenable(value)) return Promise.resolve(value);
+    return Promise.resolve(value).then(undefined, (thrown: unknown) => {
+      throw this.failed(what, thrown);
+    });
+  }
+
+  /** The error a failed write rejects with; a lost lease also stops the run. */
+  private failed(what: string, thrown: unknown): RunError {
+    const runId = this.lease.runId;
+    if (thrown instanceof LeaseLostError) {
+      this.lose(thrown);
+      return new RunError("lease_lost", thrown.message, this.transcript(), runId, thrown);
+    }
+    return new RunError(
+      "store_failed",
+      `could not ${what} of run ${runId}: ${messageOf(thrown)}`,
+      this.transcript(),
+      runId,
+      thrown,
+    );
   }
 
   /**

@@ -183,14 +183,22 @@ async function bounded(
   }
 }
 
-/** A call nothing can stop: await the tool, without racing it. */
+/**
+ * A call nothing can stop: await the tool, without racing it. It calls the tool itself, not
+ * through {@link invoke}: one async frame fewer per call.
+ */
 async function unbounded(
   tool: Tool,
   args: Record<string, unknown>,
   ctx: CallContext,
 ): Promise<Attempt> {
   const started = performance.now();
-  const result = await invoke(tool, args, ctx);
+  let result: ToolResult;
+  try {
+    result = checked(tool, await tool.execute(args, ctx));
+  } catch (thrown) {
+    result = thrownResult(thrown, messageOf(thrown));
+  }
   return { result, args, timedOut: false, durationMs: performance.now() - started };
 }
 

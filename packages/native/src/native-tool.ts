@@ -9,7 +9,7 @@ import {
   type ToolSource,
   thrownError,
 } from "@toolnexus/core";
-import { messageOf, toToolResult } from "./normalize.js";
+import { isThenable, messageOf, toToolResult } from "./normalize.js";
 import { type Checked, resolveInput } from "./schema.js";
 
 /**
@@ -162,7 +162,10 @@ export function nativeTool<I extends NativeInput | undefined>(
         if ("problems" in checked) return invalid(name, checked);
         // Exactly one argument unless the tool opted in, so an optional second parameter is
         // never handed a context by surprise.
-        const value = wantsContext ? await run(checked.args, ctx ?? {}) : await run(checked.args);
+        let value = wantsContext ? run(checked.args, ctx ?? {}) : run(checked.args);
+        // A run that returns at once is not awaited: awaiting a plain value still costs a
+        // promise and a microtask turn per call. A thenable is awaited, as before.
+        if (isThenable(value)) value = await value;
         return toToolResult(value);
       } catch (thrown) {
         // The thrown value stays with the result (off the wire) for a trace's exception event.

@@ -27,3 +27,9 @@ export function messageOf(thrown: unknown): string {
     return String(thrown);
   }
 }
+
+/** Whether `await value` would wait on it: a promise or any other object with a `then` method. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  if (value === null || (typeof value !== "object" && typeof value !== "function")) return false;
+  return typeof (value as { then?: unknown }).then === "function";
+}

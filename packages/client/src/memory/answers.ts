@@ -6,6 +6,7 @@ import {
   parseAnswer,
   SuspensionNotFoundError,
 } from "@toolnexus/core";
+import { jsonCopy } from "./json-copy.js";
 import { type MemoryState, newest, runState, toIso } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";
 
@@ -18,7 +19,8 @@ export function answerOp(state: MemoryState): MemoryRunStore["answer"] {
     // Validated (and stripped of unknown keys) and copied before anything is read.
     const answer = parseAnswer(input);
     const by = checkActor(options?.by, "answer: by");
-    const json = JSON.stringify(answer);
+    // The store's own copy, made before anything changes (it throws for data JSON cannot hold).
+    const kept = jsonCopy(answer);
     const row = newest(byRequest, answer.id);
     if (row === undefined) throw new SuspensionNotFoundError(answer.id);
     const run = runs.get(row.runId)!;
@@ -31,9 +33,9 @@ export function answerOp(state: MemoryState): MemoryRunStore["answer"] {
     });
     const pastDeadline = row.expiresMs !== undefined && row.expiresMs <= now;
     const deadline = row.expiresMs === undefined ? undefined : toIso(row.expiresMs);
-    if (row.answerJson !== undefined) {
+    if (row.answer !== undefined) {
       // Idempotent: the same answer again (a retried POST, a redelivery) changes nothing.
-      if (canonicalJson(JSON.parse(row.answerJson)) === canonicalJson(answer)) return receipt(true);
+      if (canonicalJson(row.answer) === canonicalJson(answer)) return receipt(true);
       throw new AnswerConflictError(answer.id, "answered");
     }
     if (row.state === "cancelled" || run.state === "cancelled") {
@@ -47,7 +49,7 @@ export function answerOp(state: MemoryState): MemoryRunStore["answer"] {
     }
     if (pastDeadline) throw new AnswerConflictError(answer.id, "expired", deadline);
     row.state = "answered";
-    row.answerJson = json;
+    row.answer = kept;
     row.answeredAt = toIso(now);
     if (by !== undefined) row.answeredBy = by;
     run.updatedMs = now;

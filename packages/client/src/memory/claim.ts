@@ -76,8 +76,8 @@ export function claimOp(state: MemoryState, retention: Retention): MemoryRunStor
     const answers: Answer[] = [];
     for (const call of checkpoint.pending) {
       const row = run.requests.get(call.request.id);
-      if (row?.state === "answered" && row.answerJson !== undefined) {
-        answers.push(JSON.parse(row.answerJson) as Answer);
+      if (row?.state === "answered" && row.answer !== undefined) {
+        answers.push(jsonCopy(row.answer));
       }
     }
     run.token++;

@@ -5,10 +5,10 @@ import {
   checkClaimDue,
   type DueTimer,
   type PendingCall,
-  type Request,
   readdressed,
   storedTimers,
 } from "@toolnexus/core";
+import { jsonCopy } from "./json-copy.js";
 import { type MemoryState, type RequestRow, requestState, toIso } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";
 
@@ -22,9 +22,7 @@ export function keepTimers(row: RequestRow, call: Pick<PendingCall, "timers">): 
   // The halt refreshed the request from the checkpoint: an escalation that fired still holds.
   const escalated = row.timers.filter((timer) => timer.fired && timer.to !== undefined).pop();
   if (escalated?.to !== undefined) {
-    row.requestJson = JSON.stringify(
-      readdressed(JSON.parse(row.requestJson) as Request, escalated.to),
-    );
+    row.request = readdressed(jsonCopy(row.request), escalated.to);
   }
 }
 
@@ -41,9 +39,7 @@ export function claimDueOp(state: MemoryState): MemoryRunStore["claimDue"] {
           if (due.length === limit) return due;
           timer.fired = true;
           if (timer.to !== undefined) {
-            row.requestJson = JSON.stringify(
-              readdressed(JSON.parse(row.requestJson) as Request, timer.to),
-            );
+            row.request = readdressed(jsonCopy(row.request), timer.to);
           }
           const item: DueTimer = {
             runId: run.runId,
@@ -51,7 +47,7 @@ export function claimDueOp(state: MemoryState): MemoryRunStore["claimDue"] {
             index,
             kind: timer.kind,
             at: toIso(timer.atMs),
-            request: JSON.parse(row.requestJson) as Request,
+            request: jsonCopy(row.request),
           };
           if (timer.to !== undefined) item.to = timer.to;
           if (run.sessionId !== undefined) item.sessionId = run.sessionId;

@@ -1,7 +1,5 @@
 import type {
-  Answer,
   CancelInfo,
-  Request,
   RequestInfo,
   RunErrorInfo,
   RunInfo,
@@ -26,11 +24,11 @@ export type ReadOps = Pick<MemoryRunStore, "getRun" | "getRequest" | "list">;
 
 function requestInfo(row: RequestRow, now: number): RequestInfo {
   const info: RequestInfo = {
-    request: JSON.parse(row.requestJson) as Request,
+    request: jsonCopy(row.request),
     runId: row.runId,
     state: requestState(row, now),
   };
-  if (row.answerJson !== undefined) info.answer = JSON.parse(row.answerJson) as Answer;
+  if (row.answer !== undefined) info.answer = jsonCopy(row.answer);
   if (row.answeredBy !== undefined) info.answeredBy = row.answeredBy;
   if (row.answeredAt !== undefined) info.answeredAt = row.answeredAt;
   if (row.expiresAt !== undefined) info.expiresAt = row.expiresAt;
@@ -93,7 +91,7 @@ export function readOps(state: MemoryState): ReadOps {
       return rows.slice(0, limit).map((row) => {
         const run = runs.get(row.runId)!;
         const summary: SuspensionSummary = {
-          request: JSON.parse(row.requestJson) as Request,
+          request: jsonCopy(row.request),
           runId: row.runId,
           createdAt: toIso(row.createdMs),
           state: requestState(row, now),

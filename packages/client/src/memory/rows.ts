@@ -1,7 +1,9 @@
 import type {
+  Answer,
   Checkpoint,
   FinishedResult,
   JournalEntry,
+  Request,
   RequestInfo,
   RunEventType,
   RunState,
@@ -10,15 +12,21 @@ import { jsonCopy } from "./json-copy.js";
 
 // Like a database, the store shares no object with the run that wrote it or with whoever reads
 // it: data is kept as JSON text or as a private copy of JSON data (json-copy.ts), and copied or
-// parsed on the way out.
+// parsed on the way out. Requests and answers are private copies: a direct copy of such a small
+// object costs less than parsing its text at every read.
 
 export interface RequestRow {
   id: string;
   runId: string;
-  requestJson: string;
+  /**
+   * The store's own copy of the Request (the kept checkpoint's, shared: the store edits
+   * neither, an escalation replaces it); reads copy it.
+   */
+  request: Request;
   kind: string;
   state: "waiting" | "answered" | "applied" | "cancelled";
-  answerJson?: string;
+  /** The store's own copy of the answer (reads copy it). */
+  answer?: Answer;
   /** Who answered (as the host said) and when (ISO). */
   answeredBy?: string;
   answeredAt?: string;

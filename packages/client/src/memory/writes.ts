@@ -98,7 +98,9 @@ export function writeOps(
       const haltNo = ++halts;
       run.halted = [];
       const requestsJson: string[] = [];
-      for (const call of checkpoint.pending) {
+      for (let i = 0; i < checkpoint.pending.length; i++) {
+        const call = checkpoint.pending[i]!;
+        const request = kept.pending[i]!.request;
         const id = call.request.id;
         const expiresAt = call.deadline ?? call.request.expiresAt;
         const parsed = expiresAt === undefined ? Number.NaN : Date.parse(expiresAt);
@@ -107,7 +109,7 @@ export function writeOps(
           row = {
             id,
             runId: run.runId,
-            requestJson: "",
+            request,
             kind: "",
             state: "waiting",
             haltNo,
@@ -121,8 +123,8 @@ export function writeOps(
         }
         // A known request keeps its state (an answer may have arrived while the run ran);
         // only what describes it is refreshed.
-        row.requestJson = JSON.stringify(call.request);
-        requestsJson.push(row.requestJson);
+        row.request = request;
+        requestsJson.push(JSON.stringify(call.request));
         row.kind = String(call.request.kind);
         keepTimers(row, call);
         delete row.expiresAt;
