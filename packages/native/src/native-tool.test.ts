@@ -66,6 +66,26 @@ describe("return normalisation", () => {
     expect(await rejects.execute({})).toEqual({ output: "upstream 503", isError: true });
   });
 
+  it("a thenable that is not a Promise is awaited like one; its rejection is an error result", async () => {
+    type Settle = (ok: (value: unknown) => void, fail: (reason: unknown) => void) => void;
+    // A minimal thenable that settles on a later timer turn.
+    const later = (settle: Settle) => ({
+      // biome-ignore lint/suspicious/noThenProperty: the point of the test is a custom thenable
+      then: (ok: (value: unknown) => void, fail: (reason: unknown) => void) =>
+        setTimeout(() => settle(ok, fail)),
+    });
+    const resolves = later((ok) => ok({ n: 1 }));
+    const rejects = later((_ok, fail) => fail(new Error("late no")));
+    expect(await returning(resolves).execute({})).toEqual({ output: '{"n":1}', isError: false });
+    expect(await returning(rejects).execute({})).toEqual({ output: "late no", isError: true });
+  });
+
+  it("an object whose then is not a function is a value, not a thenable", async () => {
+    // biome-ignore lint/suspicious/noThenProperty: a then that is data, not a method
+    const value = { then: 1 };
+    expect(await returning(value).execute({})).toEqual({ output: '{"then":1}', isError: false });
+  });
+
   it("a value JSON cannot represent is an error result, not a crash", async () => {
     const circular: Record<string, unknown> = {};
     circular.self = circular;
