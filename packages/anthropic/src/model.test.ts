@@ -444,6 +444,26 @@ describe("anthropic stream", () => {
     });
   });
 
+  it("text that came in the same network chunk as an error event still reaches the reader", async () => {
+    const body = streamBody({ text: ["Hi"] });
+    const cut = body.indexOf("event: content_block_stop");
+    const error = event({
+      type: "error",
+      error: { type: "overloaded_error", message: "Overloaded" },
+      request_id: null,
+    });
+    // One chunk: the text delta and the error are read together.
+    const { url } = await serve([{ chunks: [body.slice(0, cut) + error] }]);
+    const parts: ModelStreamPart[] = [];
+    const thrown = await rejectionOf(
+      (async () => {
+        for await (const part of streamOf(model(url), ask)) parts.push(part);
+      })(),
+    );
+    expect(parts).toEqual([{ type: "text", delta: "Hi" }]);
+    expect(thrown).toMatchObject({ code: "provider_stream", providerType: "overloaded_error" });
+  });
+
   it("unknown events and block kinds are skipped", async () => {
     const body = streamBody({ text: ["ok"] });
     const extra = [

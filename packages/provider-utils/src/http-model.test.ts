@@ -321,6 +321,25 @@ describe("defineHttpModel: the spec's hooks", () => {
     expect(seen[0]?.secrets).toContain("secret-1-t9");
   });
 
+  it("parts read in the same network chunk as an event that fails the stream are yielded first", async () => {
+    // One body, so one chunk: two text deltas, then the provider's error event.
+    const events = `${sseEvent({ type: "text", delta: "a" })}${sseEvent({ type: "text", delta: "b" })}${sseEvent({ type: "error", error: { type: "overloaded", message: "busy" } })}`;
+    const fetch: FetchFunction = async () =>
+      new Response(events, { headers: { "content-type": "text/event-stream" } });
+    const parts: ModelStreamPart[] = [];
+    let thrown: unknown;
+    try {
+      for await (const part of toy({ model: "toy-small", apiKey: "k", fetch }).stream!(ask)) {
+        parts.push(part);
+      }
+    } catch (error) {
+      thrown = error;
+    }
+    expect(parts).toEqual([{ type: "text", delta: "ab" }]);
+    expect(thrown).toBeInstanceOf(ProviderError);
+    expect(thrown).toMatchObject({ code: "provider_stream" });
+  });
+
   it("a mapper that says done stops reading: later events are never parsed", async () => {
     const events = `${sseEvent({ type: "text", delta: "a" })}${sseEvent({ type: "end", id: "r", usage: { input: 1, output: 1 }, stop: "end" })}data: {not json\n\n`;
     const fetch: FetchFunction = async () =>

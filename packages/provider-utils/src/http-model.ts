@@ -277,19 +277,27 @@ export function defineHttpModel<O extends HttpModelOptions>(
         // arrived in the same chunk reach the reader as one part (see coalesceDeltas).
         for await (const events of streamEventBatches(response, call?.signal, http)) {
           const parts: ModelStreamPart[] = [];
-          for (const event of events) {
-            if (spec.doneMarker !== undefined && event.data.trim() === spec.doneMarker) {
-              sawDoneMarker = true;
-              ended = true;
-              break;
+          // An event that fails the stream (the provider's error event, bad JSON) must not take
+          // the parts before it in the same chunk with it: they are yielded, then it is thrown.
+          let failure: { thrown: unknown } | undefined;
+          try {
+            for (const event of events) {
+              if (spec.doneMarker !== undefined && event.data.trim() === spec.doneMarker) {
+                sawDoneMarker = true;
+                ended = true;
+                break;
+              }
+              coalesceDeltas(parts, mapper.push(parseEventData(event, http)));
+              if (mapper.done === true) {
+                ended = true;
+                break;
+              }
             }
-            coalesceDeltas(parts, mapper.push(parseEventData(event, http)));
-            if (mapper.done === true) {
-              ended = true;
-              break;
-            }
+          } catch (thrown) {
+            failure = { thrown };
           }
           for (const part of parts) yield part;
+          if (failure !== undefined) throw failure.thrown;
           if (ended) break;
         }
         for (const part of mapper.end(sawDoneMarker)) yield part;
