@@ -1,4 +1,3 @@
-import { existsSync, readdirSync } from "node:fs";
 import { configDefaults, defineConfig } from "vitest/config";
 
 // The settings every package's tests share. Timeouts are generous because CI runs every
@@ -10,12 +9,9 @@ import { configDefaults, defineConfig } from "vitest/config";
 const long = process.env.TOOLNEXUS_LONG === "1";
 const LONG_FILES = "**/*.long.test.ts";
 
-// Type tests (`*.test-d.ts`, run by tsc) only where a package has some: vitest warns that type
-// testing is experimental each time it is enabled, and one warning per package hid the failures.
-const hasTypeTests =
-  !long &&
-  existsSync("src") &&
-  readdirSync("src", { recursive: true }).some((name) => String(name).endsWith(".test-d.ts"));
+// Type tests (`*.test-d.ts`) are tsc's: each package's `typecheck` task (`tsc --noEmit` over
+// src/, which holds them) fails on any of them, so `vitest run` does not run tsc over them a
+// second time (`vitest --typecheck` still runs them as tests).
 
 export default defineConfig({
   test: {
@@ -26,6 +22,6 @@ export default defineConfig({
     exclude: long ? configDefaults.exclude : [...configDefaults.exclude, LONG_FILES],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    typecheck: { enabled: hasTypeTests, include: ["src/**/*.test-d.ts"] },
+    typecheck: { include: ["src/**/*.test-d.ts"] },
   },
 });

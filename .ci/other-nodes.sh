@@ -14,7 +14,8 @@
 # the newest 24.x on npm (`npm view node@24 version` lists them; the real Node, no old headers).
 #
 # Expects an installed and built workspace (`pnpm test:long` runs it, after `pnpm test`). Type tests
-# (*.test-d.ts) are left to the main run: they are tsc, whose answer does not depend on Node.
+# (*.test-d.ts) are left to the main run's typecheck: they are tsc, whose answer does not depend
+# on Node.
 # TOOLNEXUS_CI_CACHE moves the cache (default ~/.cache/toolnexus-ci).
 set -euo pipefail
 cd "$(dirname "$0")/.."
