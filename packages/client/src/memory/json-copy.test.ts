@@ -78,6 +78,41 @@ describe("jsonCopy", () => {
     }
   });
 
+  it("follows JSON where the shared prototypes were changed (an inherited toJSON, a key, an index)", () => {
+    const data = () => ({ list: [1, { x: 2 }], name: "n", toJSON: "data, not a function" });
+    const objectProto = Object.prototype as Record<string, unknown>;
+    const arrayProto = Array.prototype as unknown as Record<string, unknown>;
+    const changes: [Record<string, unknown>, string, unknown][] = [
+      [objectProto, "toJSON", () => "replaced"],
+      [arrayProto, "toJSON", () => "replaced"],
+      [objectProto, "inherited", "leak"],
+    ];
+    expect(jsonCopy(data())).toStrictEqual(roundTrip(data()));
+    for (const [proto, key, value] of changes) {
+      Object.defineProperty(proto, key, {
+        value,
+        enumerable: key !== "toJSON",
+        configurable: true,
+        writable: true,
+      });
+      try {
+        const expected = roundTrip(data());
+        expect(jsonCopy(data())).toStrictEqual(expected);
+      } finally {
+        delete proto[key];
+      }
+    }
+    // A hole reads what JSON reads: an index Array.prototype was given.
+    // biome-ignore lint/suspicious/noSparseArray: a hole is what is tested
+    const holed = [1, , 3];
+    arrayProto[1] = "from the prototype";
+    try {
+      expect(jsonCopy(holed)).toStrictEqual(roundTrip(holed));
+    } finally {
+      delete arrayProto[1];
+    }
+  });
+
   it("throws what JSON throws for what JSON cannot copy", () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
