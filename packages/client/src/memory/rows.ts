@@ -128,22 +128,30 @@ export const checkpointOf = (kept: Checkpoint): Checkpoint => jsonCopy(kept);
 
 /** A new run row, `waiting` on `checkpoint` (the store's own copy). */
 export function newRun(checkpoint: Checkpoint, now: number): RunRow {
-  const run: RunRow = {
+  // Every field from the start, unset ones undefined: each row keeps one shape as it changes,
+  // so V8 keeps its fast properties and the store's code sees one kind of row.
+  return {
     runId: checkpoint.runId,
+    sessionId: checkpoint.sessionId,
+    agent: checkpoint.agent,
     createdAt: checkpoint.createdAt,
     state: "waiting",
     updatedMs: now,
+    owner: undefined,
     token: 0,
+    leaseExpiresMs: undefined,
+    readyMs: undefined,
+    finishedMs: undefined,
     failures: 0,
+    errorJson: undefined,
     checkpoint,
+    result: undefined,
     journal: [],
     requests: new Map(),
     halted: [],
+    cancelJson: undefined,
     events: [],
   };
-  if (checkpoint.sessionId !== undefined) run.sessionId = checkpoint.sessionId;
-  if (checkpoint.agent !== undefined) run.agent = checkpoint.agent;
-  return run;
 }
 
 /** The row of the newest halt that raised `requestId`: the one an answer or a read goes to. */

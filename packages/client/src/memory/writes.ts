@@ -112,9 +112,15 @@ export function writeOps(
             request,
             kind: "",
             state: "waiting",
+            answer: undefined,
+            answeredBy: undefined,
+            answeredAt: undefined,
+            expiresAt: undefined,
+            expiresMs: undefined,
             haltNo,
             seq: ++seq,
             createdMs: now,
+            timers: undefined,
           };
           run.requests.set(id, row);
           const rows = byRequest.get(id);
@@ -127,10 +133,9 @@ export function writeOps(
         requestsJson.push(JSON.stringify(call.request));
         row.kind = String(call.request.kind);
         keepTimers(row, call);
-        delete row.expiresAt;
-        delete row.expiresMs;
-        if (expiresAt !== undefined) row.expiresAt = expiresAt;
-        if (!Number.isNaN(parsed)) row.expiresMs = parsed;
+        // Assigned, not deleted: a deleted property turns the row into a slow dictionary.
+        row.expiresAt = expiresAt;
+        row.expiresMs = Number.isNaN(parsed) ? undefined : parsed;
         run.halted.push(id);
       }
       // Requests this halt no longer waits for were answered by the steps since the last one.
