@@ -7,7 +7,7 @@ import {
   WireFormatError,
 } from "@toolnexus/core";
 import type { Retention } from "./retention.js";
-import type { MemoryState, RunRow } from "./rows.js";
+import { type MemoryState, type RunRow, toIso } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";
 
 // Cancel: a run nobody works on ends `cancelled` at once; a running one is marked, and its
@@ -81,7 +81,7 @@ export function cancelOp(state: MemoryState, retention: Retention): MemoryRunSto
     const run = runs.get(runId);
     if (run === undefined) throw new RunNotFoundError(runId);
     const now = Date.now();
-    const cancel: CancelInfo = { at: new Date(now).toISOString() };
+    const cancel: CancelInfo = { at: toIso(now) };
     if (by !== undefined) cancel.by = by;
     if (reason !== undefined) cancel.reason = reason;
     // Listed before any is changed: ending a run may drop older finished ones (retention).
