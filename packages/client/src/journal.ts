@@ -34,8 +34,11 @@ export class Journal {
   cancel: CancelInfo | undefined;
   /** The run's events for followers, when the store keeps them (`appendEvents`). */
   readonly recorder: RunRecorder | undefined;
-  /** Event writes in order, one after the other. */
-  private appending: Promise<void> = Promise.resolve();
+  /**
+   * The last event write still in flight (never rejects): the next one starts after it. Unset
+   * while none is, which is always so with a store that answers at once (the in-memory one).
+   */
+  private appending: Promise<void> | undefined;
   /** The run's steps under this lease: the store as the loop's durability backend. */
   steps: Durability | undefined;
   /**
@@ -124,7 +127,7 @@ export class Journal {
         return;
       }
       // A long call's progress reaches followers between the run's own writes.
-      if (this.recorder?.pending) await this.appendEvents().catch(() => {});
+      if (this.recorder?.pending) await this.appendEvents()?.catch(() => {});
     } catch (thrown) {
       if (thrown instanceof LeaseLostError) this.lose(thrown);
     } finally {
@@ -193,36 +196,73 @@ export class Journal {
   /**
    * Writes the events recorded since the last write, if any: before each durable write, so a
    * follower sees them in the order they happened, at most one extra write per durable write.
+   * Undefined when there is nothing to wait for: a store that answers at once wrote them here
+   * (or there were none), and no earlier event write is in flight. Rejects as the write
+   * would, the events kept for the next try.
    */
-  private appendEvents(): Promise<void> {
+  private appendEvents(): Promise<void> | undefined {
     const recorder = this.recorder;
     if (recorder === undefined || !recorder.pending) return this.appending;
     const events = recorder.drain();
-    const append = this.appending.then(async () => {
+    const append = (): unknown => this.store.appendEvents!(this.lease, events);
+    const restore = (thrown: unknown): never => {
+      recorder.restore(events);
+      throw thrown;
+    };
+    if (this.appending === undefined && this.lost === undefined) {
+      // Nothing in flight: written now, and waited for only if the store answers with a promise.
+      let value: unknown;
       try {
-        await this.write("record the events", () => this.store.appendEvents!(this.lease, events));
+        value = append();
       } catch (thrown) {
         recorder.restore(events);
-        throw thrown;
+        return Promise.reject(this.failed("record the events", thrown));
       }
-    });
-    // One failed write does not block the next one from trying again.
-    this.appending = append.catch(() => {});
+      if (!isThenable(value)) return undefined;
+      return this.inOrder(
+        Promise.resolve(value).then(
+          () => {},
+          (thrown: unknown) => restore(this.failed("record the events", thrown)),
+        ),
+      );
+    }
+    const after = this.appending ?? Promise.resolve();
+    return this.inOrder(
+      after.then(() => this.write("record the events", append)).then(() => {}, restore),
+    );
+  }
+
+  /** Makes `append` the write the next event write waits for, until it settles. */
+  private inOrder(append: Promise<void>): Promise<void> {
+    const settled: Promise<void> = append.then(
+      () => this.settledAppend(settled),
+      () => this.settledAppend(settled),
+    );
+    this.appending = settled;
     return append;
   }
 
-  async step(checkpoint: Checkpoint): Promise<void> {
-    await this.appendEvents();
-    return this.write("write a step", () => this.store.step(this.lease, checkpoint));
+  private settledAppend(settled: Promise<void>): void {
+    if (this.appending === settled) this.appending = undefined;
   }
 
-  async entry(entry: JournalEntry): Promise<void> {
-    await this.appendEvents();
-    return this.write("journal a call", () => this.store.journal(this.lease, entry));
+  // Not async: with a store that answers at once, a step or a journaled call is written in the
+  // call, not after microtask turns.
+  step(checkpoint: Checkpoint): Promise<void> {
+    const before = this.appendEvents();
+    const write = () => this.write("write a step", () => this.store.step(this.lease, checkpoint));
+    return before === undefined ? write() : before.then(write);
+  }
+
+  entry(entry: JournalEntry): Promise<void> {
+    const before = this.appendEvents();
+    const write = () => this.write("journal a call", () => this.store.journal(this.lease, entry));
+    return before === undefined ? write() : before.then(write);
   }
 
   async halt(checkpoint: Checkpoint): Promise<"waiting" | "ready"> {
-    await this.appendEvents();
+    const before = this.appendEvents();
+    if (before !== undefined) await before;
     const said = await this.write("save the halt", () => this.store.halt(checkpoint, this.lease));
     this.givenUp = true;
     this.stop();
@@ -245,7 +285,8 @@ export class Journal {
   }
 
   async finish(outcome: RunOutcome): Promise<void> {
-    await this.appendEvents();
+    const before = this.appendEvents();
+    if (before !== undefined) await before;
     await this.write("save the result", () => this.store.finish(this.lease, outcome));
     this.givenUp = true;
     this.stop();
@@ -260,7 +301,7 @@ export class Journal {
     if (this.givenUp || this.lost !== undefined) return;
     this.stop();
     // What happened before the error is worth following too.
-    await this.appendEvents().catch(() => {});
+    await this.appendEvents()?.catch(() => {});
     try {
       if (error === undefined) await this.store.release(this.lease);
       else
