@@ -122,4 +122,3 @@ describe("a durable run's writes", () => {
     expect(types(inner, slowRun.runId)).toContain("tool_result");
   });
 });
-
