@@ -11,4 +11,16 @@ describe("loopId()", () => {
     }
     expect(seen.size).toBe(10_000);
   });
+
+  it("writes every byte as its two hex digits: all 256 pairs appear, each at every position", () => {
+    const pairs = new Set<string>();
+    const atFirst = new Set<string>();
+    for (let i = 0; i < 8_000; i++) {
+      const digits = loopId("x").slice(2);
+      for (let k = 0; k < 32; k += 2) pairs.add(digits.slice(k, k + 2));
+      atFirst.add(digits.slice(0, 2));
+    }
+    expect(pairs.size).toBe(256);
+    expect(atFirst.size).toBe(256);
+  });
 });

@@ -116,8 +116,8 @@ describe("a durable run's writes", () => {
       "events",
       "finish",
     ]);
-    const types = (store: RunStore, runId: string) =>
-      store.readEvents!(runId, 0).map((event) => event.type);
+    const types = (store: ReturnType<typeof memoryRunStore>, runId: string) =>
+      store.readEvents(runId, 0).map((event) => event.type);
     expect(types(inner, slowRun.runId)).toEqual(types(quick, quickRun.runId));
     expect(types(inner, slowRun.runId)).toContain("tool_result");
   });
