@@ -49,7 +49,7 @@ export class Journal {
   /** Why the run was stopped (a lost lease, a cancel), once it was: the first reason only. */
   private stopped: { reason: unknown } | undefined;
   /** Who is told when the run is stopped, without an AbortSignal (see `onStop`). */
-  private readonly stopListeners = new Set<(reason: unknown) => void>();
+  private stopListeners: Set<(reason: unknown) => void> | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private renewing = false;
   /** True once renewal stopped. */
@@ -98,8 +98,10 @@ export class Journal {
    * without making the signal; returns what removes it.
    */
   onStop(listener: (reason: unknown) => void): () => void {
-    this.stopListeners.add(listener);
-    return () => this.stopListeners.delete(listener);
+    // Made on first use: most runs are never stopped, and few have a listener.
+    const listeners = (this.stopListeners ??= new Set());
+    listeners.add(listener);
+    return () => listeners.delete(listener);
   }
 
   /** Stops the run: the signal (if made) aborts and the listeners are told, the first time. */
@@ -107,8 +109,10 @@ export class Journal {
     if (this.stopped !== undefined) return;
     this.stopped = { reason };
     this.controller?.abort(reason);
-    for (const listener of [...this.stopListeners]) {
-      this.stopListeners.delete(listener);
+    const listeners = this.stopListeners;
+    if (listeners === undefined) return;
+    for (const listener of [...listeners]) {
+      listeners.delete(listener);
       listener(reason);
     }
   }

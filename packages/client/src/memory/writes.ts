@@ -139,9 +139,9 @@ export function writeOps(
         run.halted.push(id);
       }
       // Requests this halt no longer waits for were answered by the steps since the last one.
-      const listed = new Set(run.halted);
+      // (A halt waits for a few requests: a scan of the list costs less than a Set of it.)
       for (const row of run.requests.values()) {
-        if (!listed.has(row.id)) row.state = "applied";
+        if (!run.halted.includes(row.id)) row.state = "applied";
       }
       const ready = run.halted.some((id) => run.requests.get(id)?.state === "answered");
       run.state = ready ? "ready" : "waiting";
