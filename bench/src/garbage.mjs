@@ -4,7 +4,9 @@
 //   node src/garbage.mjs s5 5000
 //
 // Runs a fifth of the count first (warm-up), then samples every ~512 bytes over the count and
-// prints the bytes per run and the functions that allocated most (a look, not a figure to quote).
+// prints the bytes per run and the functions that allocated most (a look, not a figure to quote):
+// the top 20, or TOP=<n> of them. `node --no-turbo-inlining src/garbage.mjs …` charges each
+// function its own allocations instead of its inlined callees'.
 import { Session } from "node:inspector/promises";
 import * as toolnexus from "./libs/toolnexus.mjs";
 
@@ -38,7 +40,7 @@ const walk = (node) => {
 };
 walk(profile.head);
 const lines = [`${scenario}: about ${Math.round(total / count)} B allocated per run`];
-for (const [where, size] of [...bytes].sort((a, b) => b[1] - a[1]).slice(0, 20)) {
+for (const [where, size] of [...bytes].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 20))) {
   lines.push(`${String(Math.round(size / count)).padStart(7)} B  ${where}`);
 }
 process.stdout.write(`${lines.join("\n")}\n`);
