@@ -40,7 +40,9 @@ const walk = (node) => {
 };
 walk(profile.head);
 const lines = [`${scenario}: about ${Math.round(total / count)} B allocated per run`];
-for (const [where, size] of [...bytes].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 20))) {
+for (const [where, size] of [...bytes]
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, Number(process.env.TOP ?? 20))) {
   lines.push(`${String(Math.round(size / count)).padStart(7)} B  ${where}`);
 }
 process.stdout.write(`${lines.join("\n")}\n`);

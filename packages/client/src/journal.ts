@@ -99,7 +99,8 @@ export class Journal {
    */
   onStop(listener: (reason: unknown) => void): () => void {
     // Made on first use: most runs are never stopped, and few have a listener.
-    const listeners = (this.stopListeners ??= new Set());
+    this.stopListeners ??= new Set();
+    const listeners = this.stopListeners;
     listeners.add(listener);
     return () => listeners.delete(listener);
   }
