@@ -23,6 +23,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkChangesets } from "./pack-test/changesets.mjs";
 import { PROVIDER_PACKAGES, REPLY, startFakeProvider } from "./pack-test/fake-provider.mjs";
+import { startPrebuildHost } from "./pack-test/prebuilds.mjs";
 import { exec, fail, failures, indent, log, pool, seconds } from "./pack-test/proc.mjs";
 import {
   analyseExample,
@@ -156,16 +157,23 @@ async function installAndRun(packages, all, rootManifest, temp, fake) {
   }
   await writeProject(project, packages, registry);
   log(`...  npm install of ${packages.length} tarballs and ${Object.keys(registry).join(", ")}`);
-  // better-sqlite3 compiles from source: its prebuilt binaries live off the npm registry.
-  const npmEnv = { ...cleanNpmEnv(), npm_config_build_from_source: "true" };
+  // better-sqlite3's install script downloads a prebuilt binary (prebuild-install) from GitHub,
+  // which CI cannot reach: it gets it from a host on 127.0.0.1 instead (pack-test/prebuilds.mjs:
+  // the workspace's own build of the same version), and compiles from source when that has none.
+  const prebuilds = await startPrebuildHost(ROOT, temp);
+  const npmEnv = { ...cleanNpmEnv(), ...prebuilds.env };
   const install = await exec("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], {
     cwd: project,
     env: npmEnv,
     timeoutMs: 900_000,
-  });
+  }).finally(() => prebuilds.close());
   if (!install.ok)
     return fail("(all packages)", "npm install", `${install.exit}:\n${install.output}`);
-  log(`ok   npm install, native builds included (${seconds(install.ms)})`);
+  const sqlite =
+    prebuilds.served().length > 0
+      ? `better-sqlite3 from its prebuilt binary (${prebuilds.name}, served on 127.0.0.1)`
+      : `better-sqlite3 compiled from source (${prebuilds.why ?? `no prebuilt binary: ${JSON.stringify(prebuilds.requests())}`})`;
+  log(`ok   npm install, ${sqlite} (${seconds(install.ms)})`);
   const lock = await readJson(join(project, "package-lock.json"));
   for (const pkg of packages) {
     const copies = Object.keys(lock.packages).filter((path) =>
