@@ -22,7 +22,8 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 # --prepare: only fetch the Node binaries and compile better-sqlite3 for them (.ci/run starts
-# this in the background, at the lowest priority, while the main suites run).
+# this in the background at its start, while apt and pnpm install mostly wait on the network and
+# leave a core idle, and waits for it before any test runs).
 PREPARE=false
 if [ "${1:-}" = "--prepare" ]; then PREPARE=true; shift; fi
 VERSIONS=("$@")
@@ -34,9 +35,22 @@ mkdir -p "$CACHE"
 start=$(date +%s)
 say() { echo "::: other nodes: $1 ($(($(date +%s) - start))s)"; }
 
-# better-sqlite3's sources, as installed for @toolnexus/store-sqlite.
-BS3_DIR=$(cd packages/store-sqlite && node -p 'require("node:path").dirname(require.resolve("better-sqlite3/package.json"))')
-BS3_VERSION=$(node -p "require('$BS3_DIR/package.json').version")
+# better-sqlite3's sources, as installed for @toolnexus/store-sqlite; before the workspace is
+# installed (.ci/run prepares while apt and pnpm install run), the lockfile's version, packed from
+# the npm registry into the cache.
+if BS3_DIR=$(cd packages/store-sqlite && node -p 'require("node:path").dirname(require.resolve("better-sqlite3/package.json"))' 2>/dev/null); then
+  BS3_VERSION=$(node -p "require('$BS3_DIR/package.json').version")
+else
+  BS3_VERSION=$(grep -m1 -oP '^  better-sqlite3@\K[0-9][0-9.]*(?=:$)' pnpm-lock.yaml)
+  [ -n "$BS3_VERSION" ] || { echo "::: better-sqlite3 is neither installed nor in pnpm-lock.yaml" >&2; exit 1; }
+  BS3_DIR="$CACHE/better-sqlite3-$BS3_VERSION-src"
+  if [ ! -f "$BS3_DIR/package.json" ]; then
+    rm -rf "$BS3_DIR.tmp" && mkdir -p "$BS3_DIR.tmp"
+    (cd "$BS3_DIR.tmp" && npm pack --silent --loglevel=error "better-sqlite3@$BS3_VERSION" >/dev/null &&
+      tar -xzf "better-sqlite3-$BS3_VERSION.tgz" --strip-components=1 && rm "better-sqlite3-$BS3_VERSION.tgz")
+    rm -rf "$BS3_DIR" && mv "$BS3_DIR.tmp" "$BS3_DIR"
+  fi
+fi
 NODE_GYP="$(npm root -g)/npm/node_modules/node-gyp/bin/node-gyp.js"
 [ -f "$NODE_GYP" ] || { echo "::: node-gyp not found at $NODE_GYP (it ships with npm)" >&2; exit 1; }
 
@@ -91,6 +105,35 @@ build_sqlite() {
   echo "$out"
 }
 
+# --prepare also builds better-sqlite3 for the machine's own Node, packed as the prebuilt binary
+# its install script looks for first in a local folder (prebuild-install's documented
+# `npm_config_better_sqlite3_local_prebuilds`): .ci/run points pnpm install there, which then
+# unpacks it instead of compiling SQLite again. Best effort: without it, pnpm install compiles.
+PREBUILDS="$CACHE/prebuilds"
+host_prebuild() {
+  local version abi name out
+  version=$(node -p process.versions.node)
+  abi=$(node -p process.versions.modules)
+  name="better-sqlite3-v$BS3_VERSION-node-v$abi-$(node -p 'process.platform + "-" + process.arch').tar.gz"
+  [ -f "$PREBUILDS/$name" ] && { echo "$PREBUILDS/$name (cached)"; return 0; }
+  install_node "$version" && out=$(build_sqlite "$version") || return 1
+  # The machine's Node itself must load it (its `node` package from npm is the same release).
+  node -e 'process.dlopen({ exports: {} }, process.argv[1])' "$out" || return 1
+  local work
+  work=$(mktemp -d "$CACHE/prebuild-XXXXXX")
+  mkdir -p "$work/build/Release" "$PREBUILDS"
+  cp "$out" "$work/build/Release/better_sqlite3.node"
+  tar -czf "$PREBUILDS/$name.tmp" -C "$work" build/Release/better_sqlite3.node &&
+    mv "$PREBUILDS/$name.tmp" "$PREBUILDS/$name"
+  rm -rf "$work"
+  echo "$PREBUILDS/$name"
+}
+host_pid=
+if $PREPARE && uses_better_sqlite3 "$(node -p process.versions.node)"; then
+  host_prebuild >"$CACHE/host-prebuild.log" 2>&1 &
+  host_pid=$!
+fi
+
 pids=()
 for v in "${VERSIONS[@]}"; do install_node "$v" & pids+=($!); done
 for p in "${pids[@]}"; do wait "$p"; done
@@ -107,7 +150,16 @@ for v in "${VERSIONS[@]}"; do
 done
 built=$(printf '%s ' "${!SQLITE[@]}")
 say "better-sqlite3 $BS3_VERSION built for node ${built:-(none: no Node below 24)}"
-if $PREPARE; then exit 0; fi
+if $PREPARE; then
+  if [ -n "$host_pid" ]; then
+    if wait "$host_pid"; then
+      say "better-sqlite3 for this machine's node $(node --version): $(tail -1 "$CACHE/host-prebuild.log")"
+    else
+      say "no better-sqlite3 build for this machine's node (pnpm install compiles it): $(tail -3 "$CACHE/host-prebuild.log" | tr '\n' ' ')"
+    fi
+  fi
+  exit 0
+fi
 
 # 3. Each Node's run: its bin first on PATH, better-sqlite3 redirected to its build where the
 # store uses it (turbo's loose env mode passes the variables on), turbo's cache off (a task's hash
