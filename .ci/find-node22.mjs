@@ -23,7 +23,9 @@ export function findNode22() {
       "bin",
       "node",
     );
-    if (dir.startsWith("node-2") && existsSync(bin)) return bin;
+    // The cache also keeps the machine's own Node (its headers build better-sqlite3's prebuild).
+    const major = Number(/^node-(\d+)\./.exec(dir)?.[1]);
+    if (major >= 22 && existsSync(bin)) return bin;
   }
   throw new Error("the conformance suite needs Node >= 22: set NODE22 to its binary");
 }
