@@ -35,9 +35,13 @@ describe("cancel", () => {
   });
 
   it("a claim never hands out a run asked to stop whose worker is gone: it ends it and takes the next", async () => {
-    store.start(stepCheckpoint("run_1"), "w1", 50);
+    // A lease long enough that the cancel surely meets it live on a busy machine (a 50 ms one
+    // once lapsed first, and the cancel then ended the run itself); then it is left to lapse.
+    const lease = store.start(stepCheckpoint("run_1"), "w1", 1_000);
     store.cancel("run_1", { by: "ops", reason: "stuck" });
-    await sleep(120);
+    expect(store.getRun("run_1")?.state).toBe("running");
+    while (Date.now() <= lease.expiresAt)
+      await sleep(Math.max(1, lease.expiresAt - Date.now() + 5));
     // Ready after run_1's lease lapsed: run_1 is the claim's first pick.
     halt("run_2");
     const asked = store.getRun("run_2")!.requests[0]!.request.id;
