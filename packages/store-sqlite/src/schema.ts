@@ -155,7 +155,7 @@ export function openDatabase(options: OpenOptions): OpenDatabase {
   try {
     // WAL lets readers run beside a writer; a busy timeout makes a second process wait for the
     // write lock instead of failing with SQLITE_BUSY.
-    db.pragma("journal_mode = WAL");
+    enterWal(db, options.busyTimeoutMs);
     db.pragma(`synchronous = ${options.synchronous === "normal" ? "NORMAL" : "FULL"}`);
     db.pragma("foreign_keys = ON");
     // better-sqlite3's own default (16 MB), so both drivers cache alike; node:sqlite's is 2 MB.
@@ -171,6 +171,36 @@ export function openDatabase(options: OpenOptions): OpenDatabase {
       `cannot use "${path}" as a toolnexus store: ${describe(cause)}`,
       { cause },
     );
+  }
+}
+
+/** SQLITE_BUSY from either driver: better-sqlite3's `code`, node:sqlite's `errcode` (5). */
+function isBusy(error: unknown): boolean {
+  const e = error as { code?: unknown; errcode?: unknown; message?: unknown } | null;
+  if (e?.code === "SQLITE_BUSY") return true;
+  if (typeof e?.errcode === "number") return (e.errcode & 0xff) === 5;
+  return typeof e?.message === "string" && e.message.includes("database is locked");
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Puts the file in WAL mode. When several processes do it to a new file at once, SQLite may
+ * answer SQLITE_BUSY at once instead of waiting: it skips the busy handler where waiting could
+ * deadlock (one connection holds a read lock while another waits to write). So a busy answer is
+ * tried again after a short pause, until the busy timeout has passed.
+ */
+function enterWal(db: Db, timeoutMs: number): void {
+  const until = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      db.pragma("journal_mode = WAL");
+      return;
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= until) throw error;
+      // Staggered, so processes that collided do not collide again in step.
+      Atomics.wait(pause, 0, 0, Math.min(50, 2 * attempt) + Math.random() * 5);
+    }
   }
 }
 
