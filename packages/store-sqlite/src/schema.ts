@@ -174,10 +174,13 @@ export function openDatabase(options: OpenOptions): OpenDatabase {
   }
 }
 
-/** SQLITE_BUSY from either driver: better-sqlite3's `code`, node:sqlite's `errcode` (5). */
+/**
+ * SQLITE_BUSY or one of its extended codes from either driver: better-sqlite3's `code`
+ * ("SQLITE_BUSY", "SQLITE_BUSY_RECOVERY", ...), node:sqlite's numeric `errcode` (5 in its low byte).
+ */
 function isBusy(error: unknown): boolean {
   const e = error as { code?: unknown; errcode?: unknown; message?: unknown } | null;
-  if (e?.code === "SQLITE_BUSY") return true;
+  if (typeof e?.code === "string" && /^SQLITE_BUSY(_|$)/.test(e.code)) return true;
   if (typeof e?.errcode === "number") return (e.errcode & 0xff) === 5;
   return typeof e?.message === "string" && e.message.includes("database is locked");
 }
