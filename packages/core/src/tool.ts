@@ -96,6 +96,32 @@ export interface Tool {
   execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult>;
 }
 
+// Kept on the function under a registry symbol, so two copies of core loaded side by side agree.
+const CONTEXT_FREE = Symbol.for("toolnexus.contextFree");
+
+/**
+ * Marks a tool's `execute` as one that never reads its second argument, the ToolContext: the
+ * client may then call it without building one (a context per call is a measurable share of a
+ * tool round trip). The mark is on the function, not the tool, so a wrapper that brings an
+ * `execute` of its own is never taken for context-free. `nativeTool` marks the tools defined
+ * without `ctx: true`. Returns `execute`.
+ */
+export function markContextFree<F extends Tool["execute"]>(execute: F): F {
+  if (typeof execute !== "function") {
+    throw new TypeError("markContextFree(): execute must be a function");
+  }
+  Object.defineProperty(execute, CONTEXT_FREE, { value: true });
+  return execute;
+}
+
+/** True when `execute` was marked with {@link markContextFree}. */
+export function isContextFree(execute: unknown): boolean {
+  return (
+    typeof execute === "function" &&
+    (execute as unknown as Record<symbol, unknown>)[CONTEXT_FREE] === true
+  );
+}
+
 /** The part of a {@link Tool} a model sees: its name, description and argument schema. */
 export interface ToolSpec {
   name: string;

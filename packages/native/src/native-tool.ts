@@ -2,6 +2,7 @@ import type { StandardSchemaV1 } from "@standard-schema/spec";
 import {
   error,
   type JSONSchema,
+  markContextFree,
   type Tool,
   type ToolContext,
   type ToolMigration,
@@ -173,6 +174,8 @@ export function nativeTool<I extends NativeInput | undefined>(
       }
     },
   };
+  // Without `ctx: true`, run never sees the context: the loop need not build one.
+  if (!wantsContext) markContextFree(tool.execute);
   if (timeoutMs !== undefined) tool.timeoutMs = timeoutMs;
   redeployFields(tool, definition);
   if (definition.approvalPrompt !== undefined) {
