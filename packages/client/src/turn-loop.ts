@@ -14,9 +14,6 @@ import type { Run } from "./run-state.js";
 import { refuseCall, settleCall } from "./tool-call.js";
 import type { DoneResult, RunResult } from "./types.js";
 
-/** The fields every RunResult has, whatever its status. */
-type SharedResultFields = Omit<DoneResult, "status">;
-
 /** The loop: call the model, run the tools it asks for, repeat. */
 export async function loop(run: Run): Promise<RunResult> {
   const { maxTurns } = run.config;
@@ -92,11 +89,19 @@ export async function halt(run: Run, calls: PendingCall[]): Promise<RunResult> {
   }
   const pendings = calls.map((call) => call.request);
   const first = pendings[0]!;
-  const result: RunResult = withBase(
-    run,
-    { status: "pending", pending: first, pendings },
-    first.prompt,
-  );
+  const result: RunResult = {
+    status: "pending",
+    pending: first,
+    pendings,
+    text: first.prompt,
+    messages: run.messages,
+    toolCalls: run.records,
+    turns: run.turns,
+    usage: run.usage,
+    model: run.config.model.id,
+    runId: run.runId,
+    sessionId: run.sessionId,
+  };
   if (run.listening) run.emit({ type: "done", result });
   return result;
 }
@@ -115,21 +120,69 @@ async function storeWrite<T>(run: Run, what: string, write: () => T | Promise<T>
   }
 }
 
-/**
- * Completes a result by assigning the fields every status shares. Assigned, not spread: on
- * Node 20 `{ ...end, ...base }` takes V8's slow path and cost more than the rest of a run.
- */
-function withBase<T extends object>(run: Run, head: T, text: string): T & SharedResultFields {
-  const result = head as T & SharedResultFields;
-  result.text = text;
-  result.messages = run.messages;
-  result.toolCalls = run.records;
-  result.turns = run.turns;
-  result.usage = run.usage;
-  result.model = run.config.model.id;
-  result.runId = run.runId;
-  result.sessionId = run.sessionId;
-  return result;
+// Results are written as whole object literals, one per shape. V8 keeps a literal's hidden class
+// alive with the code that makes it; fields assigned one by one make a chain of hidden classes
+// that a full GC drops while no run is in flight, and the functions optimized for them were
+// then thrown away and compiled again (`node --trace-deopt`: "weak objects"). Spreading is no
+// answer either: on Node 20 `{ ...end, ...base }` takes V8's slow path.
+
+/** A done result; `stopReason` and `finishReason` only when the model said. */
+function doneResult(run: Run, text: string): DoneResult {
+  const { stopReason, finishReason } = run;
+  if (stopReason !== undefined && finishReason !== undefined) {
+    return {
+      status: "done",
+      stopReason,
+      finishReason,
+      text,
+      messages: run.messages,
+      toolCalls: run.records,
+      turns: run.turns,
+      usage: run.usage,
+      model: run.config.model.id,
+      runId: run.runId,
+      sessionId: run.sessionId,
+    };
+  }
+  if (stopReason !== undefined) {
+    return {
+      status: "done",
+      stopReason,
+      text,
+      messages: run.messages,
+      toolCalls: run.records,
+      turns: run.turns,
+      usage: run.usage,
+      model: run.config.model.id,
+      runId: run.runId,
+      sessionId: run.sessionId,
+    };
+  }
+  if (finishReason !== undefined) {
+    return {
+      status: "done",
+      finishReason,
+      text,
+      messages: run.messages,
+      toolCalls: run.records,
+      turns: run.turns,
+      usage: run.usage,
+      model: run.config.model.id,
+      runId: run.runId,
+      sessionId: run.sessionId,
+    };
+  }
+  return {
+    status: "done",
+    text,
+    messages: run.messages,
+    toolCalls: run.records,
+    turns: run.turns,
+    usage: run.usage,
+    model: run.config.model.id,
+    runId: run.runId,
+    sessionId: run.sessionId,
+  };
 }
 
 /** The run ended (answered, or a limit stopped it): its result, saved first when it must be. */
@@ -145,24 +198,26 @@ export function finish(
       break;
     }
   }
-  const result = withBase(
-    run,
-    end.status === "done" ? doneHead(run) : { status: "incomplete", limit: end.limit },
-    text,
-  ) as FinishedResult;
+  const result: FinishedResult =
+    end.status === "done"
+      ? doneResult(run, text)
+      : {
+          status: "incomplete",
+          limit: end.limit,
+          text,
+          messages: run.messages,
+          toolCalls: run.records,
+          turns: run.turns,
+          usage: run.usage,
+          model: run.config.model.id,
+          runId: run.runId,
+          sessionId: run.sessionId,
+        };
   if ((run.conversation && run.sessionId !== undefined) || run.journal !== undefined) {
     return saveThenEnd(run, result);
   }
   if (run.listening) run.emit({ type: "done", result });
   return result;
-}
-
-/** A done result's own fields: why the model stopped, when it said. */
-function doneHead(run: Run): Pick<DoneResult, "status" | "stopReason" | "finishReason"> {
-  const head: Pick<DoneResult, "status" | "stopReason" | "finishReason"> = { status: "done" };
-  if (run.stopReason !== undefined) head.stopReason = run.stopReason;
-  if (run.finishReason !== undefined) head.finishReason = run.finishReason;
-  return head;
 }
 
 /** `ask` saves the session's transcript, a durable run its result, before reporting the end. */
