@@ -12,21 +12,16 @@ import type { Run } from "./run-state.js";
 
 /** The model's response as the turn's assistant message, appended to the transcript. */
 export function appendAssistant(run: Run, response: ModelResponse): AssistantMessage {
-  const assistant: AssistantMessage = {
-    role: "assistant",
-    id: response.id || loopId("msg"),
-    content: response.text,
-  };
-  // Data the adapter needs back next turn (thinking blocks…); kept in checkpoints as JSON.
-  if (response.providerData !== undefined) assistant.providerData = response.providerData;
   run.stopReason = response.stopReason;
   run.finishReason = response.finishReason;
+  const id = response.id || loopId("msg");
   const calls = response.toolCalls;
+  let toolCalls: ToolCall[] | undefined;
   if (calls.length > 0) {
     // A turn asks for a handful of calls: looking back over the earlier ones is cheaper
     // than a Set until there are dozens.
     const ids = calls.length > 32 ? new Set<string>() : undefined;
-    const toolCalls: ToolCall[] = [];
+    toolCalls = [];
     for (const call of calls) {
       // The model's id when it gave a usable one; otherwise one unique within the run.
       const taken =
@@ -39,11 +34,33 @@ export function appendAssistant(run: Run, response: ModelResponse): AssistantMes
       toolCalls.push(kept);
     }
     uniqueAcrossTurns(run, toolCalls);
-    assistant.toolCalls = toolCalls;
   }
+  const assistant = assistantMessage(id, response.text, response.providerData, toolCalls);
   run.messages.push(assistant);
   if (run.listening) run.emit({ type: "message", message: assistant, turn: run.turns });
   return assistant;
+}
+
+/**
+ * The assistant message, one object literal per shape: a field added after the literal makes a
+ * hidden class that a full GC drops while no such message is alive, and the loop's optimized
+ * code with it (see turn-loop.ts's results). `providerData` is data the adapter needs back
+ * next turn (thinking blocks…), kept in checkpoints as JSON.
+ */
+function assistantMessage(
+  id: string,
+  content: string,
+  providerData: ModelResponse["providerData"],
+  toolCalls: ToolCall[] | undefined,
+): AssistantMessage {
+  if (toolCalls === undefined) {
+    return providerData === undefined
+      ? { role: "assistant", id, content }
+      : { role: "assistant", id, content, providerData };
+  }
+  return providerData === undefined
+    ? { role: "assistant", id, content, toolCalls }
+    : { role: "assistant", id, content, providerData, toolCalls };
 }
 
 /**

@@ -57,6 +57,12 @@ export interface RunStart {
  * shared with the modules that run the loop, one call's life and suspensions.
  */
 export class Run {
+  /**
+   * Objects with the hidden classes of a run and its transcript, kept for the life of the
+   * process (a static field, so V8 cannot let them die with the module's start-up). See the
+   * end of this file.
+   */
+  static readonly shapes: readonly object[] = [];
   readonly runId: string;
   readonly sessionId: string | undefined;
   /** Appended to, never copied; replaced whole (never edited) only by compaction. */
@@ -346,3 +352,31 @@ export function restoredStart(checkpoint: Checkpoint): RunStart {
     ...(checkpoint.finishReason === undefined ? {} : { finishReason: checkpoint.finishReason }),
   };
 }
+
+// V8 drops a hidden class that no live object has at a full GC, and with it the optimized code
+// that uses it. A full GC that fell between runs (no run, no transcript alive) threw away the
+// loop's compiled functions, and the next runs were slow until they were compiled again:
+// `node --trace-deopt` showed about ten functions per GC ("weak objects"), and a forced GC
+// before each block of one-call runs doubled their time. Hidden classes are shared by shape,
+// so one never-run Run and one message of each common shape (same keys, same order, as the
+// loop and core make them) keep them. They hold empty strings and no client.
+(Run.shapes as object[]).push(
+  new Run(
+    // The constructor reads only these of a configuration.
+    { extra: undefined, timeoutMs: undefined, listens: false } as unknown as ResolvedConfig,
+    freshStart(undefined, [], undefined, false, "run_shape"),
+    undefined,
+    undefined,
+    false,
+  ),
+  { role: "system", content: "" },
+  { role: "user", content: "" },
+  { role: "assistant", id: "", content: "" },
+  {
+    role: "assistant",
+    id: "",
+    content: "",
+    toolCalls: [{ id: "", name: "", args: {}, rawArgs: "" }],
+  },
+  { role: "tool", callId: "", name: "", content: "", isError: false },
+);
