@@ -10,6 +10,7 @@
 // GC; this is the other view, not its headline.
 import * as floor from "./libs/floor.mjs";
 import * as toolnexus from "./libs/toolnexus.mjs";
+import { spread } from "./stats.mjs";
 
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 const [scenario = "s1", blockText = "10000"] = process.argv.slice(2);
@@ -31,11 +32,6 @@ async function timed(lib, runs, force) {
   return Number(process.hrtime.bigint() - started) / runs / 1000;
 }
 
-const quantile = (values, q) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.round(q * (sorted.length - 1))];
-};
-
 for (let i = 0; i < 20; i++) for (const lib of libs) await timed(lib, 5000, false);
 const ours = [];
 const floors = [];
@@ -48,9 +44,9 @@ for (let round = 0; round < 41; round++) {
   ratios.push(a / b);
 }
 const fmt = (value) => value.toFixed(2);
+const ratio = spread(ratios);
 process.stdout.write(
   `${scenario}, forced GC before each block of ${block} runs (Node ${process.versions.node}): ` +
-    `toolnexus ${fmt(quantile(ours, 0.5))} µs, floor ${fmt(quantile(floors, 0.5))} µs, ` +
-    `toolnexus / floor ${fmt(quantile(ratios, 0.5))}× ` +
-    `(${fmt(quantile(ratios, 0.25))}–${fmt(quantile(ratios, 0.75))})\n`,
+    `toolnexus ${fmt(spread(ours).median)} µs, floor ${fmt(spread(floors).median)} µs, ` +
+    `toolnexus / floor ${fmt(ratio.median)}× (${fmt(ratio.p25)}–${fmt(ratio.p75)})\n`,
 );
