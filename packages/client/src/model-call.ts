@@ -15,36 +15,61 @@ export function callModel(run: Run): Promise<ModelResponse | "timeout"> {
 }
 
 function untracedCall(run: Run): Promise<ModelResponse | "timeout"> {
+  return plain(run) ? callModelDirect(run) : callModelGeneral(run);
+}
+
+/** Whether the call needs nothing around it: no trace, no model hooks, no run deadline. */
+function plain(run: Run): boolean {
   const { hooks } = run.config;
-  if (
+  return (
     hooks.beforeModel === undefined &&
     hooks.afterModel === undefined &&
     run.config.timeoutMs === undefined
-  ) {
-    return callModelDirect(run);
-  }
-  return callModelGeneral(run);
+  );
 }
 
-async function callModelDirect(run: Run): Promise<ModelResponse> {
+/**
+ * The model's own promise for a call that needs nothing around it, for the loop to await in its
+ * own frame (an async wrapper per turn was a tenth of a one-call run's allocation); undefined
+ * when the call goes through `callModel`. Throws when the run was cancelled. What the loop
+ * awaited goes to `directResponse`, and what it threw to `modelFailed`.
+ */
+export function directCall(run: Run): Promise<ModelResponse> | undefined {
+  return run.trace === undefined && plain(run) ? startDirect(run) : undefined;
+}
+
+function startDirect(run: Run): Promise<ModelResponse> {
   if (run.aborted) throw run.cancelled();
-  const turn = run.turns + 1;
-  let response: ModelResponse;
   try {
-    response = await generate(
+    return generate(
       run,
       { messages: run.messages, tools: run.config.specs },
       runOptions(run),
-      turn,
+      run.turns + 1,
       run,
     );
   } catch (thrown) {
-    throw modelFailed(run, thrown, turn);
+    // A model whose generate throws before it returns a promise fails like one that rejects.
+    return Promise.reject(thrown);
   }
-  // A model that ignores its signal must not carry a cancelled run on.
+}
+
+/** After a direct call: a model that ignored its signal must not carry a cancelled run on. */
+export function directResponse(run: Run, response: ModelResponse): ModelResponse {
   if (run.aborted) throw run.cancelled();
   countUsage(run, response);
   return response;
+}
+
+async function callModelDirect(run: Run): Promise<ModelResponse> {
+  const direct = startDirect(run);
+  let response: ModelResponse;
+  try {
+    response = await direct;
+  } catch (thrown) {
+    throw modelFailed(run, thrown, run.turns + 1);
+  }
+  return directResponse(run, response);
 }
 
 async function callModelGeneral(run: Run): Promise<ModelResponse | "timeout"> {
@@ -89,7 +114,7 @@ async function callModelGeneral(run: Run): Promise<ModelResponse | "timeout"> {
 }
 
 /** What a failed model call rejects the run with: cancelled, or `model_failed`. */
-function modelFailed(run: Run, thrown: unknown, turn: number): Error {
+export function modelFailed(run: Run, thrown: unknown, turn: number): Error {
   if (run.aborted) return run.cancelled();
   return new RunError(
     "model_failed",

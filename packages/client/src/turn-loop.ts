@@ -2,14 +2,14 @@
 // The run's state is in run-state.ts, the model call in model-call.ts, one call's life in
 // tool-call.ts, a durable run's journaled calls in journaled-call.ts; continuing a claimed run
 // (continue-run.ts) and durable starts (durable.ts) build on this file.
-import type { AssistantMessage, FinishedResult, PendingCall } from "@toolnexus/core";
+import type { AssistantMessage, FinishedResult, ModelResponse, PendingCall } from "@toolnexus/core";
 import { appendAssistant } from "./assistant-turn.js";
 import type { Settled } from "./call-outcome.js";
 import { compactRun } from "./compact-run.js";
 import { modelStep, settleTurnDurably, stepsOf } from "./durable-steps.js";
 import { messageOf, RunError } from "./errors.js";
 import { settleAll } from "./fan-out.js";
-import { callModel } from "./model-call.js";
+import { callModel, directCall, directResponse, modelFailed } from "./model-call.js";
 import type { Run } from "./run-state.js";
 import { refuseCall, settleCall } from "./tool-call.js";
 import type { DoneResult, RunResult } from "./types.js";
@@ -26,15 +26,32 @@ export async function loop(run: Run): Promise<RunResult> {
     run.recorder?.beginTurn(run.turns + 1);
     if (run.config.compaction !== undefined) await compactRun(run);
     const steps = stepsOf(run);
-    const response = await (steps === undefined ? callModel(run) : modelStep(run, steps));
+    // A call with nothing around it is awaited here, in the loop's own frame.
+    const direct = steps === undefined ? directCall(run) : undefined;
+    let response: ModelResponse | "timeout";
+    if (direct !== undefined) {
+      try {
+        response = await direct;
+      } catch (thrown) {
+        throw modelFailed(run, thrown, run.turns + 1);
+      }
+      directResponse(run, response);
+    } else {
+      response = await (steps === undefined ? callModel(run) : modelStep(run, steps));
+    }
     if (response === "timeout") return finish(run, { status: "incomplete", limit: "timeout" });
     run.turns++;
     const assistant = appendAssistant(run, response);
-    if (assistant.toolCalls === undefined) return finish(run, { status: "done" });
+    const calls = assistant.toolCalls;
+    if (calls === undefined) return finish(run, { status: "done" });
     // A durable run writes the turn before its calls start, so a worker that takes it over
     // knows which calls were in flight.
     if (run.journal !== undefined) await run.journal.step(run.checkpoint([]));
-    const halted = await settleTurn(run, assistant);
+    // One call in memory is awaited here too (settleTurn would add an async frame).
+    const halted =
+      calls.length === 1 && stepsOf(run) === undefined
+        ? appendOutcomes(run, [await settleCall(run, calls[0]!, assistant.id)])
+        : await settleTurn(run, assistant);
     if (halted !== undefined) return halt(run, halted);
   }
 }
@@ -64,6 +81,11 @@ export async function settleTurn(
               : refuseCall(run, calls[i]!, assistant.id, asked),
           );
   }
+  return appendOutcomes(run, settled);
+}
+
+/** Appends a turn's tool messages in call order; returns the calls that halted, if any. */
+function appendOutcomes(run: Run, settled: Settled[]): PendingCall[] | undefined {
   let halted: PendingCall[] | undefined;
   for (const outcome of settled) {
     const slot = run.messages.push(outcome.message) - 1;

@@ -1,0 +1,154 @@
+import { type ModelResponse, pending, type Tool, toolCall } from "@toolnexus/core";
+import { nativeTool } from "@toolnexus/native";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createClient } from "./client.js";
+import { RunCancelledError } from "./errors.js";
+import type { ClientOptions } from "./types.js";
+
+// The loop awaits a plain model call (no trace, no model hooks, no run deadline) and a turn's
+// only tool call in its own frame; every other call goes through callModel and settleTurn.
+// Each case runs on both paths and expects the same outcome: a `beforeModel` hook that
+// changes nothing sends the model call the general way.
+
+const add = nativeTool({
+  name: "add",
+  description: "Add two numbers",
+  input: z.object({ a: z.number(), b: z.number() }),
+  run: ({ a, b }) => a + b,
+});
+
+const paths: [string, Partial<ClientOptions>][] = [
+  ["direct", {}],
+  ["general", { hooks: { beforeModel: () => undefined } }],
+];
+
+/** A model that asks `turns[k]` on turn k, with one usage report per turn. */
+function turnsModel(turns: ModelResponse[]) {
+  let k = 0;
+  return {
+    id: "turns",
+    async generate(): Promise<ModelResponse> {
+      const response = turns[k++];
+      if (response === undefined) throw new Error("no more turns");
+      return response;
+    },
+  };
+}
+
+const usage = { promptTokens: 3, completionTokens: 2, totalTokens: 5 };
+const ask = (...ids: string[]): ModelResponse => ({
+  id: "",
+  text: "",
+  toolCalls: ids.map((id) => toolCall(id, "add", '{"a":2,"b":3}')),
+  finishReason: "tool_calls",
+  usage,
+});
+const answer = (text: string): ModelResponse => ({
+  id: "",
+  text,
+  toolCalls: [],
+  finishReason: "stop",
+  usage,
+});
+
+describe.each(paths)("a turn's model call and single tool call (%s path)", (_path, extra) => {
+  it("fails with model_failed when generate throws before returning a promise", async () => {
+    const model = {
+      id: "sync-throw",
+      generate(): Promise<ModelResponse> {
+        throw new Error("bad request shape");
+      },
+    };
+    const failure = await createClient({ model, ...extra })
+      .run("hi")
+      .catch((e: unknown) => e);
+    expect(failure).toMatchObject({
+      code: "model_failed",
+      message: "model sync-throw failed on turn 1: bad request shape",
+      messages: [{ role: "user", content: "hi" }],
+    });
+  });
+
+  it("fails with model_failed on turn 2 when the second call rejects", async () => {
+    let turn = 0;
+    const model = {
+      id: "second-fails",
+      async generate(): Promise<ModelResponse> {
+        if (++turn === 2) throw new Error("503");
+        return ask("c1");
+      },
+    };
+    const failure = await createClient({ model, tools: [add], ...extra })
+      .run("hi")
+      .catch((e: unknown) => e);
+    expect(failure).toMatchObject({
+      code: "model_failed",
+      message: "model second-fails failed on turn 2: 503",
+    });
+    // The first turn's call and its result are kept in the transcript the error carries.
+    expect((failure as { messages: unknown[] }).messages).toHaveLength(3);
+  });
+
+  it("stops a cancelled run even when the model ignores its signal", async () => {
+    const controller = new AbortController();
+    let calls = 0;
+    const model = {
+      id: "deaf",
+      async generate(): Promise<ModelResponse> {
+        calls++;
+        controller.abort(new Error("user pressed stop"));
+        return ask("c1");
+      },
+    };
+    const failure = await createClient({ model, tools: [add], ...extra })
+      .run("hi", { signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(RunCancelledError);
+    expect(calls).toBe(1);
+  });
+
+  it("sums usage over the turns and appends one tool message per call", async () => {
+    const model = turnsModel([ask("c1"), ask("c2", "c3"), answer("done")]);
+    const result = await createClient({ model, tools: [add], ...extra }).run("hi");
+    expect(result.status).toBe("done");
+    expect(result.usage).toEqual({ promptTokens: 9, completionTokens: 6, totalTokens: 15 });
+    expect(result.messages.map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "tool",
+      "assistant",
+    ]);
+    expect(result.messages.filter((m) => m.role === "tool").map((m) => m.callId)).toEqual([
+      "c1",
+      "c2",
+      "c3",
+    ]);
+    expect(result.toolCalls.map((r) => [r.id, r.result.output])).toEqual([
+      ["c1", "5"],
+      ["c2", "5"],
+      ["c3", "5"],
+    ]);
+  });
+
+  it("halts on a turn's only call that asks a human, with the call's slot", async () => {
+    const gated: Tool = nativeTool({
+      name: "add",
+      description: "Add once allowed",
+      input: z.object({ a: z.number(), b: z.number() }),
+      ctx: true,
+      run: (_args, ctx) =>
+        ctx.answer === undefined ? pending({ kind: "approval", prompt: "Allow add?" }) : 5,
+    });
+    const model = turnsModel([ask("c1"), answer("done")]);
+    const result = await createClient({ model, tools: [gated], ...extra }).run("hi");
+    expect(result.status).toBe("pending");
+    if (result.status !== "pending") return;
+    expect(result.pending.prompt).toBe("Allow add?");
+    expect(result.pendings).toHaveLength(1);
+    expect(result.messages[2]).toMatchObject({ role: "tool", callId: "c1" });
+  });
+});
