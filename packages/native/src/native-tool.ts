@@ -151,26 +151,53 @@ export function nativeTool<I extends NativeInput | undefined>(
   const wantsContext = definition.ctx === true;
   const run = definition.run as (args: unknown, ctx?: ToolContext) => unknown;
 
+  // Whatever `run` does, execute resolves to a result: a throw or a rejection is an error result.
+  const failed = (thrown: unknown): ToolResult => thrownError(thrown, messageOf(thrown));
+  const later = async (value: unknown): Promise<ToolResult> => {
+    try {
+      return toToolResult(await value);
+    } catch (thrown) {
+      return failed(thrown);
+    }
+  };
+  // The arguments checked: a result now, or a promise of one when `run` returns a thenable.
+  const settle = (
+    checked: Checked,
+    ctx: ToolContext | undefined,
+  ): ToolResult | Promise<ToolResult> => {
+    if ("problems" in checked) return invalid(name, checked);
+    // Exactly one argument unless the tool opted in, so an optional second parameter is
+    // never handed a context by surprise.
+    const value = wantsContext ? run(checked.args, ctx ?? {}) : run(checked.args);
+    // A run that returns at once is not awaited: awaiting a plain value still costs a
+    // promise and a microtask turn per call. A thenable is awaited, as before.
+    return isThenable(value) ? later(value) : toToolResult(value);
+  };
+  const checkedLater = async (
+    checking: Promise<Checked>,
+    ctx: ToolContext | undefined,
+  ): Promise<ToolResult> => {
+    try {
+      return await settle(await checking, ctx);
+    } catch (thrown) {
+      return failed(thrown);
+    }
+  };
   const tool: Tool = {
     name,
     description,
     inputSchema,
     source: definition.source ?? "native",
-    async execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult> {
+    // Not an async function: a call whose schema and run answer at once makes one resolved
+    // promise, not an async function's frame as well (about a twentieth of a one-call run).
+    execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult> {
       try {
-        let checked = check(args ?? {});
-        if (checked instanceof Promise) checked = await checked;
-        if ("problems" in checked) return invalid(name, checked);
-        // Exactly one argument unless the tool opted in, so an optional second parameter is
-        // never handed a context by surprise.
-        let value = wantsContext ? run(checked.args, ctx ?? {}) : run(checked.args);
-        // A run that returns at once is not awaited: awaiting a plain value still costs a
-        // promise and a microtask turn per call. A thenable is awaited, as before.
-        if (isThenable(value)) value = await value;
-        return toToolResult(value);
+        const checked = check(args ?? {});
+        const result =
+          checked instanceof Promise ? checkedLater(checked, ctx) : settle(checked, ctx);
+        return result instanceof Promise ? result : Promise.resolve(result);
       } catch (thrown) {
-        // The thrown value stays with the result (off the wire) for a trace's exception event.
-        return thrownError(thrown, messageOf(thrown));
+        return Promise.resolve(failed(thrown));
       }
     },
   };
