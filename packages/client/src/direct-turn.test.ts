@@ -152,3 +152,64 @@ describe.each(paths)("a turn's model call and single tool call (%s path)", (_pat
     expect(result.messages[2]).toMatchObject({ role: "tool", callId: "c1" });
   });
 });
+
+// A tool's execute on the direct path (no approval rule, no beforeTool hook, nothing that can
+// stop the call) and on the general one (a beforeTool hook that changes nothing).
+const toolPaths: [string, Partial<ClientOptions>][] = [
+  ["direct", {}],
+  ["general", { hooks: { beforeTool: () => undefined } }],
+];
+
+/** A hand-made tool whose execute does `behave`, outside what its type promises. */
+function rawTool(behave: () => unknown): Tool {
+  return {
+    name: "add",
+    description: "adds",
+    inputSchema: { type: "object" },
+    source: "custom",
+    execute: behave as Tool["execute"],
+  };
+}
+
+describe.each(toolPaths)("a tool's execute (%s path)", (_path, extra) => {
+  const outputOf = async (tool: Tool) => {
+    const model = turnsModel([ask("c1"), answer("done")]);
+    const result = await createClient({ model, tools: [tool], ...extra }).run("hi");
+    expect(result.status).toBe("done");
+    const record = result.toolCalls[0]!;
+    expect(record.durationMs).toBeGreaterThanOrEqual(0);
+    return [record.status, record.result.output];
+  };
+
+  it("an execute that throws before returning is an error result", async () => {
+    const tool = rawTool(() => {
+      throw new Error("no socket");
+    });
+    expect(await outputOf(tool)).toEqual(["error", "no socket"]);
+  });
+
+  it("an execute that rejects is an error result", async () => {
+    const tool = rawTool(() => Promise.reject(new Error("503")));
+    expect(await outputOf(tool)).toEqual(["error", "503"]);
+  });
+
+  it("an execute that returns a result without a promise is taken", async () => {
+    const tool = rawTool(() => ({ output: "5", isError: false }));
+    expect(await outputOf(tool)).toEqual(["ok", "5"]);
+  });
+
+  it("an execute that returns a thenable is awaited like a promise", async () => {
+    const tool = rawTool(() => ({
+      // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a Promise, on purpose.
+      then: (ok: (value: unknown) => void) => ok({ output: "5", isError: false }),
+    }));
+    expect(await outputOf(tool)).toEqual(["ok", "5"]);
+  });
+
+  it("an execute that resolves to something else says what it returned", async () => {
+    const tool = rawTool(async () => 5);
+    const [status, output] = await outputOf(tool);
+    expect(status).toBe("error");
+    expect(output).toMatch(/^tool add returned .* instead of a ToolResult$/);
+  });
+});

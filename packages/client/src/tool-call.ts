@@ -81,12 +81,7 @@ export function refuseCall(
   return final(run, call, undefined, call.args, messageId, noRun(result, call.args));
 }
 
-async function settleDirect(
-  run: Run,
-  call: ToolCall,
-  tool: Tool,
-  messageId: string,
-): Promise<Settled> {
+function settleDirect(run: Run, call: ToolCall, tool: Tool, messageId: string): Promise<Settled> {
   // Nothing can stop this call, so its context is only for the tool to read: none is built
   // for a tool that never reads it (about a tenth of a one-call run's time).
   const ctx = isContextFree(tool.execute)
@@ -96,12 +91,32 @@ async function settleDirect(
         undefined,
       );
   const started = performance.now();
-  let result: ToolResult;
+  // Not an async function: the tool's promise is followed with `then`, which costs less than an
+  // async function's frame per call. Anything else execute gives or throws is made a promise,
+  // so every outcome arrives later, as `await` would have it.
+  let running: Promise<unknown>;
   try {
-    result = checked(tool, await tool.execute(call.args, ctx));
+    const out: unknown = tool.execute(call.args, ctx);
+    running = out instanceof Promise ? out : Promise.resolve(out);
   } catch (thrown) {
-    result = error(messageOf(thrown));
+    running = Promise.reject(thrown);
   }
+  return running.then(
+    (value) => directOutcome(run, call, tool, messageId, started, checked(tool, value)),
+    (thrown: unknown) =>
+      directOutcome(run, call, tool, messageId, started, error(messageOf(thrown))),
+  );
+}
+
+/** A direct call's result, timed from `started`: final, or a suspension. */
+function directOutcome(
+  run: Run,
+  call: ToolCall,
+  tool: Tool,
+  messageId: string,
+  started: number,
+  result: ToolResult,
+): Settled | Promise<Settled> {
   const first = {
     result,
     args: call.args,
