@@ -213,3 +213,24 @@ describe.each(toolPaths)("a tool's execute (%s path)", (_path, extra) => {
     expect(output).toMatch(/^tool add returned .* instead of a ToolResult$/);
   });
 });
+
+describe.each(toolPaths)("a tool's unreadable result (%s path)", (_path, extra) => {
+  it("a result whose fields throw when read is an error result, not a failed run", async () => {
+    // Promise resolution reads `then` only; the result check reads the rest.
+    const unreadable = new Proxy(
+      {},
+      {
+        get(_target, key) {
+          if (key === "then") return undefined;
+          throw new Error(`cannot read ${String(key)}`);
+        },
+      },
+    );
+    const tool = rawTool(async () => unreadable);
+    const model = turnsModel([ask("c1"), answer("done")]);
+    const result = await createClient({ model, tools: [tool], ...extra }).run("hi");
+    expect(result.status).toBe("done");
+    expect(result.toolCalls[0]).toMatchObject({ status: "error" });
+    expect(result.toolCalls[0]!.result.output).toMatch(/^cannot read /);
+  });
+});

@@ -102,10 +102,19 @@ function settleDirect(run: Run, call: ToolCall, tool: Tool, messageId: string): 
     running = Promise.reject(thrown);
   }
   return running.then(
-    (value) => directOutcome(run, call, tool, messageId, started, checked(tool, value)),
+    (value) => directOutcome(run, call, tool, messageId, started, resultOf(tool, value)),
     (thrown: unknown) =>
       directOutcome(run, call, tool, messageId, started, error(messageOf(thrown))),
   );
+}
+
+/** What a tool resolved to, as a result; a value even the check cannot read is an error too. */
+function resultOf(tool: Tool, value: unknown): ToolResult {
+  try {
+    return checked(tool, value);
+  } catch (thrown) {
+    return error(messageOf(thrown));
+  }
 }
 
 /** A direct call's result, timed from `started`: final, or a suspension. */
