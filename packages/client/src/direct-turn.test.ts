@@ -1,4 +1,10 @@
-import { type ModelResponse, pending, type Tool, toolCall } from "@toolnexus/core";
+import {
+  type ModelResponse,
+  pending,
+  type Tool,
+  type ToolContext,
+  toolCall,
+} from "@toolnexus/core";
 import { nativeTool } from "@toolnexus/native";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -161,7 +167,7 @@ const toolPaths: [string, Partial<ClientOptions>][] = [
 ];
 
 /** A hand-made tool whose execute does `behave`, outside what its type promises. */
-function rawTool(behave: () => unknown): Tool {
+function rawTool(behave: (args: unknown, ctx?: ToolContext) => unknown): Tool {
   return {
     name: "add",
     description: "adds",
@@ -234,3 +240,98 @@ describe.each(toolPaths)("a tool's unreadable result (%s path)", (_path, extra) 
     expect(result.toolCalls[0]!.result.output).toMatch(/^cannot read /);
   });
 });
+
+describe.each(paths)("more of a turn's model call (%s path)", (_path, extra) => {
+  it("does not call the model of a run cancelled before its first turn", async () => {
+    let calls = 0;
+    const model = {
+      id: "never",
+      async generate(): Promise<ModelResponse> {
+        calls++;
+        return answer("no");
+      },
+    };
+    const controller = new AbortController();
+    controller.abort(new Error("too late"));
+    const failure = await createClient({ model, ...extra })
+      .run("hi", { signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(RunCancelledError);
+    expect(calls).toBe(0);
+  });
+
+  it("calls generate once when it returns nothing, and fails the run", async () => {
+    let calls = 0;
+    const model = {
+      id: "empty",
+      generate(): Promise<ModelResponse> {
+        calls++;
+        return undefined as unknown as Promise<ModelResponse>;
+      },
+    };
+    await expect(createClient({ model, ...extra }).run("hi")).rejects.toThrow();
+    expect(calls).toBe(1);
+  });
+
+  it("emits the same events in the same order", async () => {
+    const types: string[] = [];
+    const model = turnsModel([ask("c1"), answer("done")]);
+    const client = createClient({
+      model,
+      tools: [add],
+      onEvent: (event) => types.push(event.type),
+      ...extra,
+    });
+    await client.run("hi");
+    expect(types).toEqual([
+      "usage",
+      "message",
+      "tool_call",
+      "tool_result",
+      "usage",
+      "message",
+      "done",
+    ]);
+  });
+});
+
+/** A Promise subclass that cannot be built through its species, as a Deferred often is. */
+class Deferred<T> extends Promise<T> {
+  constructor(resolve: T) {
+    super((ok) => ok(resolve));
+  }
+}
+
+describe.each(toolPaths)(
+  "a tool's promise that is not a plain Promise (%s path)",
+  (_path, extra) => {
+    const run = async (tools: Tool[]) => {
+      const model = turnsModel([ask("c1", "c2"), answer("done")]);
+      const result = await createClient({ model, tools, ...extra }).run("hi");
+      expect(result.status).toBe("done");
+      // By call id: records are kept in the order the calls end.
+      const byId = new Map(result.toolCalls.map((r) => [r.id, [r.status, r.result.output]]));
+      return [byId.get("c1"), byId.get("c2")];
+    };
+
+    it("a subclass whose then throws is an error result, and the other call still runs", async () => {
+      const exploding = new Deferred<unknown>({ output: "5", isError: false });
+      exploding.then = () => {
+        throw new Error("then exploded");
+      };
+      const tool = rawTool((_args, ctx) =>
+        ctx?.callId === "c1" ? exploding : Promise.resolve({ output: "5", isError: false }),
+      );
+      expect(await run([tool])).toEqual([
+        ["error", "then exploded"],
+        ["ok", "5"],
+      ]);
+    });
+
+    it("a subclass that cannot be built through its species is an error result", async () => {
+      const tool = rawTool(() => new Deferred<unknown>({ output: "5", isError: false }));
+      const outcomes = await run([tool]);
+      expect(outcomes.map((outcome) => outcome?.[0])).toEqual(["error", "error"]);
+    });
+  },
+);

@@ -29,16 +29,19 @@ function plain(run: Run): boolean {
 }
 
 /**
- * The model's own promise for a call that needs nothing around it, for the loop to await in its
- * own frame (an async wrapper per turn was a tenth of a one-call run's allocation); undefined
- * when the call goes through `callModel`. Throws when the run was cancelled. What the loop
- * awaited goes to `directResponse`, and what it threw to `modelFailed`.
+ * Whether the loop may await this call itself (`startDirect`): no trace, no model hooks, no run
+ * deadline. Otherwise the call goes through `callModel`.
  */
-export function directCall(run: Run): Promise<ModelResponse> | undefined {
-  return run.trace === undefined && plain(run) ? startDirect(run) : undefined;
+export function plainCall(run: Run): boolean {
+  return run.trace === undefined && plain(run);
 }
 
-function startDirect(run: Run): Promise<ModelResponse> {
+/**
+ * The model's own promise for a plain call, for the loop to await in its own frame (an async
+ * wrapper per turn was a tenth of a one-call run's allocation). Throws when the run was
+ * cancelled. What the loop awaited goes to `directResponse`, and what it threw to `modelFailed`.
+ */
+export function startDirect(run: Run): Promise<ModelResponse> {
   if (run.aborted) throw run.cancelled();
   try {
     return generate(

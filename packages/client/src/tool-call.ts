@@ -92,12 +92,14 @@ function settleDirect(run: Run, call: ToolCall, tool: Tool, messageId: string): 
       );
   const started = performance.now();
   // Not an async function: the tool's promise is followed with `then`, which costs less than an
-  // async function's frame per call. Anything else execute gives or throws is made a promise,
+  // async function's frame per call. Whatever execute gives or throws is made a promise first,
   // so every outcome arrives later, as `await` would have it.
   let running: Promise<unknown>;
   try {
-    const out: unknown = tool.execute(call.args, ctx);
-    running = out instanceof Promise ? out : Promise.resolve(out);
+    // Promise.resolve gives a native promise back as it is, and adopts anything else (a plain
+    // value, a thenable, a Promise subclass) in a job, as `await` would: a `then` that throws
+    // or a subclass that cannot be built becomes a rejection, not a throw here.
+    running = Promise.resolve(tool.execute(call.args, ctx));
   } catch (thrown) {
     running = Promise.reject(thrown);
   }

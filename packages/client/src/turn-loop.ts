@@ -9,7 +9,7 @@ import { compactRun } from "./compact-run.js";
 import { modelStep, settleTurnDurably, stepsOf } from "./durable-steps.js";
 import { messageOf, RunError } from "./errors.js";
 import { settleAll } from "./fan-out.js";
-import { callModel, directCall, directResponse, modelFailed } from "./model-call.js";
+import { callModel, directResponse, modelFailed, plainCall, startDirect } from "./model-call.js";
 import type { Run } from "./run-state.js";
 import { refuseCall, settleCall } from "./tool-call.js";
 import type { DoneResult, RunResult } from "./types.js";
@@ -26,10 +26,10 @@ export async function loop(run: Run): Promise<RunResult> {
     run.recorder?.beginTurn(run.turns + 1);
     if (run.config.compaction !== undefined) await compactRun(run);
     const steps = stepsOf(run);
-    // A call with nothing around it is awaited here, in the loop's own frame.
-    const direct = steps === undefined ? directCall(run) : undefined;
     let response: ModelResponse | "timeout";
-    if (direct !== undefined) {
+    if (steps === undefined && plainCall(run)) {
+      // A call with nothing around it is awaited here, in the loop's own frame.
+      const direct = startDirect(run);
       try {
         response = await direct;
       } catch (thrown) {

@@ -4,7 +4,8 @@ import { nativeTool } from "./native-tool.js";
 
 // `execute` is a plain function that returns a promise: a schema and a run that answer at once
 // resolve without an async frame, and a schema or a run that answer later are awaited. Every
-// way gives a promise of a result; none throws at the caller.
+// way gives a promise, never a throw at the caller: of a result, or, when not even the error can
+// be described, a rejection (as the async function it was gave).
 
 /** A Standard Schema whose validate answers later, as an async refinement would. */
 function laterSchema(fail?: "problem" | "reject"): StandardSchemaV1<{ n: number }> {
@@ -100,5 +101,60 @@ describe("execute's paths", () => {
     });
     expect(await tool.execute({ n: 2 })).toEqual({ output: '{"n":2}', isError: false });
     expect(await tool.execute({ n: -1 })).toEqual({ output: "negative", isError: true });
+  });
+
+  it("hands the context to run after a schema that validates later", async () => {
+    const tool = nativeTool({
+      name: "who",
+      description: "who asks",
+      input: laterSchema(),
+      inputSchema: schema,
+      ctx: true,
+      run: ({ n }, ctx) => `${n} for ${ctx.runId}`,
+    });
+    expect(await tool.execute({ n: 1 }, { runId: "run_1" } as never)).toEqual({
+      output: "1 for run_1",
+      isError: false,
+    });
+  });
+
+  it("turns a schema whose validate throws at once into an error result", async () => {
+    const throwing: StandardSchemaV1<{ n: number }> = {
+      "~standard": {
+        version: 1,
+        vendor: "test",
+        validate() {
+          throw new Error("schema broken");
+        },
+      },
+    };
+    const tool = nativeTool({
+      name: "double",
+      description: "doubles",
+      input: throwing,
+      inputSchema: schema,
+      run: ({ n }) => n * 2,
+    });
+    const out = tool.execute({ n: 1 });
+    expect(out).toBeInstanceOf(Promise);
+    expect(await out).toEqual({ output: "schema broken", isError: true });
+  });
+
+  it("rejects, without throwing at the caller, when not even the thrown value can be described", async () => {
+    // Neither JSON nor String can write it: a cycle and no prototype (no toString).
+    const odd = Object.create(null) as Record<string, unknown>;
+    odd.self = odd;
+    const tool = nativeTool({
+      name: "odd",
+      description: "throws the indescribable",
+      run: () => {
+        throw odd;
+      },
+    });
+    let out: Promise<unknown> | undefined;
+    expect(() => {
+      out = tool.execute({});
+    }).not.toThrow();
+    await expect(out).rejects.toThrow();
   });
 });

@@ -197,7 +197,9 @@ export function nativeTool<I extends NativeInput | undefined>(
           checked instanceof Promise ? checkedLater(checked, ctx) : settle(checked, ctx);
         return result instanceof Promise ? result : Promise.resolve(result);
       } catch (thrown) {
-        return Promise.resolve(failed(thrown));
+        // Made inside the executor: should even describing the throw fail (a value neither
+        // JSON nor String can write), the promise rejects, as the async function's did.
+        return new Promise((resolve) => resolve(failed(thrown)));
       }
     },
   };
