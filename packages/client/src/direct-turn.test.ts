@@ -316,6 +316,7 @@ describe.each(toolPaths)(
 
     it("a subclass whose then throws is an error result, and the other call still runs", async () => {
       const exploding = new Deferred<unknown>({ output: "5", isError: false });
+      // biome-ignore lint/suspicious/noThenProperty: a promise whose then throws, on purpose.
       exploding.then = () => {
         throw new Error("then exploded");
       };
