@@ -49,7 +49,7 @@ export async function loop(run: Run): Promise<RunResult> {
     if (run.journal !== undefined) await run.journal.step(run.checkpoint([]));
     // One call in memory is awaited here too (settleTurn would add an async frame).
     const halted =
-      calls.length === 1 && stepsOf(run) === undefined
+      calls.length === 1 && steps === undefined
         ? appendOutcomes(run, [await settleCall(run, calls[0]!, assistant.id)])
         : await settleTurn(run, assistant);
     if (halted !== undefined) return halt(run, halted);

@@ -152,6 +152,7 @@ export function nativeTool<I extends NativeInput | undefined>(
   const run = definition.run as (args: unknown, ctx?: ToolContext) => unknown;
 
   // Whatever `run` does, execute resolves to a result: a throw or a rejection is an error result.
+  // The thrown value stays with the result (off the wire) for a trace's exception event.
   const failed = (thrown: unknown): ToolResult => thrownError(thrown, messageOf(thrown));
   const later = async (value: unknown): Promise<ToolResult> => {
     try {
@@ -193,9 +194,10 @@ export function nativeTool<I extends NativeInput | undefined>(
     execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult> {
       try {
         const checked = check(args ?? {});
-        const result =
-          checked instanceof Promise ? checkedLater(checked, ctx) : settle(checked, ctx);
-        return result instanceof Promise ? result : Promise.resolve(result);
+        // Promise.resolve hands a promise (checkedLater's, later's) back as it is.
+        return Promise.resolve(
+          checked instanceof Promise ? checkedLater(checked, ctx) : settle(checked, ctx),
+        );
       } catch (thrown) {
         // Made inside the executor: should even describing the throw fail (a value neither
         // JSON nor String can write), the promise rejects, as the async function's did.
