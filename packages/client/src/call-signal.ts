@@ -16,6 +16,8 @@ export const EMIT = Symbol("toolnexus.emit");
  * AbortSignal, already aborted with the right reason when the call was stopped before the read.
  */
 export class CallContext implements ToolContext {
+  /** Contexts of no call, kept for their hidden classes (see the end of this file). */
+  static readonly shapes: readonly object[] = [];
   declare sessionId?: string;
   declare agent?: string;
   declare extra?: Record<string, unknown>;
@@ -72,3 +74,24 @@ export class CallContext implements ToolContext {
 export function stopCall(ctx: CallContext, reason: unknown): void {
   stop(ctx, reason);
 }
+
+// Like Run.shapes (run-state.ts): a full GC between tool calls that take a context threw away
+// its hidden classes, and the compiled code that made and read contexts with them. Contexts of
+// no call keep the common ones: bare, and as a run that someone follows fills them (a durable
+// run always is: its recorder listens), with a sub-agent's emitter and `progress` (run-state.ts's
+// `fill`, in its order), without an answer and with one (what a resumed call is given).
+function keptContext(followed: boolean, answer: Answer | undefined): CallContext {
+  const ctx = new CallContext("", "", "run_shape", 1);
+  if (followed) {
+    Object.defineProperty(ctx, EMIT, { value: () => {} });
+    (ctx as { progress?: unknown }).progress = () => {};
+  }
+  if (answer !== undefined) ctx.answer = answer;
+  return ctx;
+}
+(CallContext.shapes as object[]).push(
+  keptContext(false, undefined),
+  keptContext(false, { id: "", ok: true }),
+  keptContext(true, undefined),
+  keptContext(true, { id: "", ok: true }),
+);

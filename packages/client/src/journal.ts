@@ -27,6 +27,11 @@ export function retryDelayMs(failures: number): number {
 }
 
 export class Journal {
+  /**
+   * A stopped journal (with its recorder) that keeps the hidden classes of a lease's objects for
+   * the life of the process; see the end of this file.
+   */
+  static readonly shapes: readonly object[] = [];
   lease: Lease;
   /** Set when a write or a renewal found that another worker took the run over. */
   lost: LeaseLostError | undefined;
@@ -325,3 +330,24 @@ export function errorInfo(thrown: unknown): RunErrorInfo {
       : "error";
   return { code, message: messageOf(thrown).slice(0, 2000), at: new Date().toISOString() };
 }
+
+// Like Run.shapes (run-state.ts): a full GC that fell while no durable run was in flight threw
+// away the hidden classes of its journal and recorder, and with them the compiled code of the
+// durable path (`node --trace-deopt`: "weak objects"), which was then compiled again. One
+// journal, stopped at once (its renewal timer cleared), keeps them. It holds an inert store that
+// is never called and a lease on no run.
+const inert = { appendEvents: () => 0 } as unknown as RunStore;
+const kept = new Journal(
+  inert,
+  { runId: "run_shape", owner: "", token: 0, expiresAt: 0 },
+  60_000,
+  0,
+  () => [],
+);
+kept.stop();
+// Node's timer objects too: the renewal's Timeout, and the list Node keeps of the timers of one
+// duration, which it drops when its last timer goes. One unref'd timer that never fires (its
+// interval is Node's longest, about 24.8 days, and it does nothing) keeps both.
+const idle = setInterval(() => {}, 2 ** 31 - 1);
+idle.unref?.();
+(Journal.shapes as object[]).push(kept, idle);

@@ -12,6 +12,8 @@ import { entryOf } from "./journaled-call.js";
 import { waitForAnswers } from "./store-answers.js";
 
 export class LeaseDurability implements Durability {
+  /** One never-used instance, kept for its hidden class (see Journal.shapes). */
+  static readonly shapes: readonly object[] = [];
   /** The claim's journal, by step key. */
   private readonly recorded = new Map<string, JournalEntry>();
 
@@ -53,3 +55,8 @@ function settledOf(entry: JournalEntry): Settled {
   if (entry.pending !== undefined) settled.pending = entry.pending;
   return settled;
 }
+
+// See Journal.shapes: one instance that never journals keeps this class's hidden class.
+(LeaseDurability.shapes as object[]).push(
+  new LeaseDurability({} as Journal, [], () => 1, undefined),
+);

@@ -142,6 +142,8 @@ function countUsage(run: Run, response: ModelResponse): void {
  * GCs until the next full GC (about a fifth of a durable cycle's allocation, measured).
  */
 class LeasedCallOptions implements ModelCallOptions {
+  /** One instance on no run, kept for its hidden class (see Journal.shapes). */
+  static readonly shapes: readonly object[] = [];
   declare readonly signal: AbortSignal;
   readonly #run: Run;
 
@@ -218,3 +220,6 @@ async function streamed(
   if (final === undefined) throw new Error("the stream ended without a finish event");
   return final;
 }
+
+// See Journal.shapes: options on no run (never read) keep this class's hidden class.
+(LeasedCallOptions.shapes as object[]).push(new LeasedCallOptions({} as Run));

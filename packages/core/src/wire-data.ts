@@ -46,6 +46,8 @@ class Refused {
  * a path string per value was most of the walk's cost).
  */
 class Copier {
+  /** One copier that never copied, kept for its hidden class (see the end of this file). */
+  static readonly shapes: readonly object[] = [];
   private values = 0;
   /** The objects being copied, the outermost first: meeting one of them again is a cycle. */
   private readonly ancestors: object[] = [];
@@ -174,3 +176,8 @@ export function copyWireData(
     return { issue: { path, message: `could not be read (${cut(messageOf(thrown))})` } };
   }
 }
+
+// A full GC that fell while no copy was under way threw away the copier's hidden class, and with
+// it the compiled copy (`node --trace-deopt`: "weak objects"; a halt copies its request and
+// arguments). One copier that never copied keeps it, as the client's Run.shapes does for a run.
+(Copier.shapes as object[]).push(new Copier(""));
