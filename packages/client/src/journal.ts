@@ -28,8 +28,8 @@ export function retryDelayMs(failures: number): number {
 
 export class Journal {
   /**
-   * A stopped journal (with its recorder) that keeps the hidden classes of a lease's objects for
-   * the life of the process; see the end of this file.
+   * A stopped journal (with its recorder) and an idle timer, made at the first journal, that keep
+   * the hidden classes of a lease's objects for the life of the process; see the end of this file.
    */
   static readonly shapes: readonly object[] = [];
   lease: Lease;
@@ -77,6 +77,7 @@ export class Journal {
     this.timer = setInterval(() => void this.renew(), Math.max(20, Math.floor(leaseMs / 3)));
     // The renewal alone must not keep a process alive.
     this.timer.unref?.();
+    if (!shapesKept) keepShapes();
   }
 
   /** Aborts when the lease is lost or someone cancels the run; already aborted if read after. */
@@ -334,20 +335,26 @@ export function errorInfo(thrown: unknown): RunErrorInfo {
 // Like Run.shapes (run-state.ts): a full GC that fell while no durable run was in flight threw
 // away the hidden classes of its journal and recorder, and with them the compiled code of the
 // durable path (`node --trace-deopt`: "weak objects"), which was then compiled again. One
-// journal, stopped at once (its renewal timer cleared), keeps them. It holds an inert store that
-// is never called and a lease on no run.
-const inert = { appendEvents: () => 0 } as unknown as RunStore;
-const kept = new Journal(
-  inert,
-  { runId: "run_shape", owner: "", token: 0, expiresAt: 0 },
-  60_000,
-  0,
-  () => [],
-);
-kept.stop();
-// Node's timer objects too: the renewal's Timeout, and the list Node keeps of the timers of one
-// duration, which it drops when its last timer goes. One unref'd timer that never fires (its
-// interval is Node's longest, about 24.8 days, and it does nothing) keeps both.
-const idle = setInterval(() => {}, 2 ** 31 - 1);
-idle.unref?.();
-(Journal.shapes as object[]).push(kept, idle);
+// journal, stopped at once (its renewal timer cleared), keeps them; it holds an inert store that
+// is never called and a lease on no run. So do Node's timer objects: the renewal's Timeout, and
+// the list Node keeps of the timers of one duration, which it drops with its last timer. One
+// unref'd timer that never fires (Node's longest interval, about 24.8 days, doing nothing) keeps
+// both. Made at the first journal, not when the module loads: a runtime may refuse timers at
+// start-up, and a process that never runs a durable run needs none of it.
+let shapesKept = false;
+
+function keepShapes(): void {
+  shapesKept = true;
+  const inert = { appendEvents: () => 0 } as unknown as RunStore;
+  const kept = new Journal(
+    inert,
+    { runId: "run_shape", owner: "", token: 0, expiresAt: 0 },
+    60_000,
+    0,
+    () => [],
+  );
+  kept.stop();
+  const idle = setInterval(() => {}, 2 ** 31 - 1);
+  idle.unref?.();
+  (Journal.shapes as object[]).push(kept, idle);
+}
