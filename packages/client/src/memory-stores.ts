@@ -11,6 +11,7 @@ import { retention } from "./memory/retention.js";
 import type { MemoryState } from "./memory/rows.js";
 import type { MemoryRunStore } from "./memory/store.js";
 import { subscribers } from "./memory/subscribers.js";
+import { Table } from "./memory/table.js";
 import { writeOps } from "./memory/writes.js";
 
 // The public entry of the in-memory stores. Each concept of the run store lives in ./memory/
@@ -39,8 +40,8 @@ export function memoryRunStore(options: MemoryRunStoreOptions = {}): MemoryRunSt
   const { notify, subscribe } = subscribers();
   const { record, watchEvents } = eventLog();
   const state: MemoryState = {
-    runs: new Map(),
-    byRequest: new Map(),
+    runs: new Table(),
+    byRequest: new Table(),
     finished: new Set(),
     nested: 0,
     notify,

@@ -9,6 +9,7 @@ import type {
   RunState,
 } from "@toolnexus/core";
 import { jsonCopy } from "./json-copy.js";
+import type { Table } from "./table.js";
 
 // Like a database, the store shares no object with the run that wrote it or with whoever reads
 // it: data is kept as JSON text or as a private copy of JSON data (json-copy.ts), and copied or
@@ -81,9 +82,9 @@ export interface EventRow {
 
 /** What every part of one store shares: its tables, and the way to wake its subscribers. */
 export interface MemoryState {
-  runs: Map<string, RunRow>;
+  runs: Table<RunRow>;
   // request id -> the rows of every run that raised it (the newest has the highest haltNo)
-  byRequest: Map<string, RequestRow[]>;
+  byRequest: Table<RequestRow[]>;
   // done and failed run ids, the first finished first: the retention order
   finished: Set<string>;
   // How many runs kept have a sub-agent's id (`<runId>/…`): a cancel looks for a run's
@@ -155,10 +156,7 @@ export function newRun(checkpoint: Checkpoint, now: number): RunRow {
 }
 
 /** The row of the newest halt that raised `requestId`: the one an answer or a read goes to. */
-export function newest(
-  byRequest: Map<string, RequestRow[]>,
-  requestId: string,
-): RequestRow | undefined {
+export function newest(byRequest: Table<RequestRow[]>, requestId: string): RequestRow | undefined {
   let found: RequestRow | undefined;
   for (const row of byRequest.get(requestId) ?? []) {
     if (found === undefined || row.haltNo > found.haltNo) found = row;
