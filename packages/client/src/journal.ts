@@ -338,8 +338,8 @@ export function errorInfo(thrown: unknown): RunErrorInfo {
 // journal, stopped at once (its renewal timer cleared), keeps them; it holds an inert store that
 // is never called and a lease on no run. So do Node's timer objects: the renewal's Timeout, and
 // the list Node keeps of the timers of one duration, which it drops with its last timer. One
-// unref'd timer that never fires (Node's longest interval, about 24.8 days, doing nothing) keeps
-// both. Made at the first journal, not when the module loads: a runtime may refuse timers at
+// unref'd timer that does nothing keeps both (it fires once every 24.8 days, Node's longest
+// interval, and never holds the process open). Made at the first journal, not when the module loads: a runtime may refuse timers at
 // start-up, and a process that never runs a durable run needs none of it.
 let shapesKept = false;
 
