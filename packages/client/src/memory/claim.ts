@@ -52,17 +52,17 @@ export function claimOp(state: MemoryState, retention: Retention): MemoryRunStor
       run = runs.get(runId);
       if (run !== undefined) reason = reasonOf(run, now, true)?.reason;
     } else {
-      // The run claimable longest; on a tie, the one stored first (Map order).
+      // The run claimable longest; on a tie, the one stored first (insertion order).
       let since = Number.POSITIVE_INFINITY;
       const { agent } = claimOptions;
-      for (const candidate of runs.values()) {
-        if (agent !== undefined && (candidate.agent ?? null) !== agent) continue;
+      runs.forEach((candidate) => {
+        if (agent !== undefined && (candidate.agent ?? null) !== agent) return;
         const found = reasonOf(candidate, now, false);
         if (found !== undefined && found.since < since) {
           ({ reason, since } = found);
           run = candidate;
         }
-      }
+      });
     }
     if (run === undefined || reason === undefined || run.checkpoint === undefined) {
       return undefined;

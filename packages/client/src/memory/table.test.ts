@@ -31,6 +31,17 @@ describe("Table (the memory store's runs and requests by id)", () => {
     expect([...table.values()]).toEqual(["ten", "__proto__", "2", "run_a", "again"]);
   });
 
+  it("walks the values with forEach in insertion order, as values() does", () => {
+    const table = new Table<string>();
+    for (const key of ["b", "1", "a"]) table.set(key, `v${key}`);
+    table.delete("b");
+    table.set("b", "vb");
+    const seen: string[] = [];
+    table.forEach((value) => seen.push(value));
+    expect(seen).toEqual(["v1", "va", "vb"]);
+    expect(seen).toEqual([...table.values()]);
+  });
+
   it("skips a value deleted while the values are walked, as a Map's iterator does", () => {
     const table = new Table<number>();
     for (let i = 0; i < 5; i++) table.set(`k${i}`, i);

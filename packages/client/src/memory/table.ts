@@ -43,8 +43,47 @@ export class Table<V> {
     return this.#boxes.delete(key);
   }
 
+  /**
+   * Calls `visit` with each value in insertion order: the fastest walk, about as fast as a Map's
+   * (a worker's claim scans every run of the store).
+   */
+  forEach(visit: (value: V) => void): void {
+    for (const box of this.#boxes.values()) visit(box.value as V);
+  }
+
   /** The values in insertion order; a key deleted meanwhile is skipped, as a Map's would be. */
-  *values(): IterableIterator<V> {
-    for (const box of this.#boxes.values()) yield box.value as V;
+  values(): IterableIterator<V> {
+    return new Unboxed(this.#boxes.values());
+  }
+}
+
+/**
+ * The values behind a walk of the boxes. A class, not a generator: a generator made a walk of
+ * 1,000 runs about ten times slower than a Map's (35 µs against 3 µs, in a loop of 20,000);
+ * this one costs about 2× a Map's (`forEach` about the same as a Map's). Its one result object
+ * is reused from step to step (a for…of reads it at once).
+ */
+class Unboxed<V> implements IterableIterator<V> {
+  readonly #boxes: IterableIterator<Box<V>>;
+  readonly #result: IteratorResult<V> = { done: false, value: undefined as V };
+
+  constructor(boxes: IterableIterator<Box<V>>) {
+    this.#boxes = boxes;
+  }
+
+  [Symbol.iterator](): IterableIterator<V> {
+    return this;
+  }
+
+  next(): IteratorResult<V> {
+    const step = this.#boxes.next();
+    const result = this.#result as { done: boolean; value: V | undefined };
+    if (step.done === true) {
+      result.done = true;
+      result.value = undefined;
+    } else {
+      result.value = step.value.value;
+    }
+    return this.#result;
   }
 }
