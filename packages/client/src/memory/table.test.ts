@@ -37,7 +37,9 @@ describe("Table (the memory store's runs and requests by id)", () => {
     table.delete("b");
     table.set("b", "vb");
     const seen: string[] = [];
-    table.forEach((value) => seen.push(value));
+    table.forEach((value) => {
+      seen.push(value);
+    });
     expect(seen).toEqual(["v1", "va", "vb"]);
     expect(seen).toEqual([...table.values()]);
   });
