@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Table } from "./table.js";
 
 describe("Table (the memory store's runs and requests by id)", () => {
-  it("gets, sets, has and deletes like a Map, and counts its keys", () => {
+  it("gets, sets, has and deletes like a Map", () => {
     const table = new Table<{ n: number }>();
     expect(table.get("a")).toBeUndefined();
     expect(table.has("a")).toBe(false);
@@ -10,12 +10,12 @@ describe("Table (the memory store's runs and requests by id)", () => {
     table.set("b", { n: 2 });
     expect(table.get("a")).toEqual({ n: 1 });
     expect(table.has("b")).toBe(true);
-    expect(table.size).toBe(2);
+    expect([...table.values()]).toHaveLength(2);
     expect(table.delete("a")).toBe(true);
     expect(table.delete("a")).toBe(false);
     expect(table.get("a")).toBeUndefined();
     expect(table.has("a")).toBe(false);
-    expect(table.size).toBe(1);
+    expect([...table.values()]).toEqual([{ n: 2 }]);
   });
 
   it("keeps insertion order, also for keys a plain object would sort first", () => {

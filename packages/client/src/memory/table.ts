@@ -17,10 +17,6 @@ interface Box<V> {
 export class Table<V> {
   readonly #boxes = new Map<string, Box<V>>();
 
-  get size(): number {
-    return this.#boxes.size;
-  }
-
   get(key: string): V | undefined {
     return this.#boxes.get(key)?.value;
   }
