@@ -31,21 +31,16 @@ const status = new Function("f", "return %GetOptimizationStatus(f)") as (f: unkn
 // V8's OptimizationStatus: bit 4 is "optimized" (TurboFan or Maglev code installed).
 const OPTIMIZED = 1 << 4;
 
-function oneCallClient() {
-  const add = nativeTool({
-    name: "add",
-    description: "adds",
-    input: z.object({ a: z.number(), b: z.number() }),
-    run: ({ a, b }) => a + b,
-  });
+/** A model that asks for add(2, 3) once, then answers with what the tool said. */
+function addModel(): Model {
   let n = 0;
-  const model: Model = {
+  return {
     id: "m",
     async generate(request: ModelRequest): Promise<ModelResponse> {
       const last = request.messages[request.messages.length - 1]!;
       n++;
       return last.role === "tool"
-        ? { id: `r${n}`, text: "5", toolCalls: [], finishReason: "stop" }
+        ? { id: `r${n}`, text: String(last.content), toolCalls: [], finishReason: "stop" }
         : {
             id: `r${n}`,
             text: "",
@@ -54,7 +49,16 @@ function oneCallClient() {
           };
     },
   };
-  return createClient({ model, tools: [add] });
+}
+
+function oneCallClient() {
+  const add = nativeTool({
+    name: "add",
+    description: "adds",
+    input: z.object({ a: z.number(), b: z.number() }),
+    run: ({ a, b }) => a + b,
+  });
+  return createClient({ model: addModel(), tools: [add] });
 }
 
 describe("the loop's compiled code across a full GC between runs", () => {
@@ -96,23 +100,11 @@ function approvalClient() {
     run: ({ a, b }, ctx) =>
       ctx.answer?.ok === true ? a + b : pending({ kind: "approval", prompt: "Allow add?" }),
   });
-  let n = 0;
-  const model: Model = {
-    id: "m",
-    async generate(request: ModelRequest): Promise<ModelResponse> {
-      const last = request.messages[request.messages.length - 1]!;
-      n++;
-      return last.role === "tool"
-        ? { id: `r${n}`, text: String(last.content), toolCalls: [], finishReason: "stop" }
-        : {
-            id: `r${n}`,
-            text: "",
-            toolCalls: [toolCall("c1", "add", '{"a":2,"b":3}')],
-            finishReason: "tool_calls",
-          };
-    },
-  };
-  return createClient({ model, tools: [add], runs: memoryRunStore({ keepFinished: 0 }) });
+  return createClient({
+    model: addModel(),
+    tools: [add],
+    runs: memoryRunStore({ keepFinished: 0 }),
+  });
 }
 
 /** One halt and its resume, through the store: a journal, its steps, a context with an answer. */

@@ -27,6 +27,17 @@ function laterSchema(fail?: "problem" | "reject"): StandardSchemaV1<{ n: number 
 }
 const schema = { type: "object", properties: { n: { type: "number" } } };
 
+/** A tool named double whose input is checked by `laterSchema(fail)`, then `run`. */
+function laterDouble(fail?: "problem" | "reject", run = ({ n }: { n: number }): unknown => n * 2) {
+  return nativeTool({
+    name: "double",
+    description: "doubles",
+    input: laterSchema(fail),
+    inputSchema: schema,
+    run,
+  });
+}
+
 describe("execute's paths", () => {
   it("returns a promise even when run throws at once", async () => {
     const tool = nativeTool({
@@ -48,27 +59,15 @@ describe("execute's paths", () => {
   });
 
   it("awaits a schema that validates later, then runs", async () => {
-    const tool = nativeTool({
-      name: "double",
-      description: "doubles",
-      input: laterSchema(),
-      inputSchema: schema,
-      run: ({ n }) => n * 2,
-    });
+    const tool = laterDouble();
     expect(await tool.execute({ n: 4 })).toEqual({ output: "8", isError: false });
   });
 
   it("reports a later schema's problems without running", async () => {
     let ran = 0;
-    const tool = nativeTool({
-      name: "double",
-      description: "doubles",
-      input: laterSchema("problem"),
-      inputSchema: schema,
-      run: ({ n }) => {
-        ran++;
-        return n * 2;
-      },
+    const tool = laterDouble("problem", ({ n }) => {
+      ran++;
+      return n * 2;
     });
     const out = await tool.execute({ n: 4 });
     expect(out.isError).toBe(true);
@@ -77,13 +76,7 @@ describe("execute's paths", () => {
   });
 
   it("turns a later schema's rejection into an error result", async () => {
-    const tool = nativeTool({
-      name: "double",
-      description: "doubles",
-      input: laterSchema("reject"),
-      inputSchema: schema,
-      run: ({ n }) => n * 2,
-    });
+    const tool = laterDouble("reject");
     expect(await tool.execute({ n: 4 })).toEqual({ output: "validator offline", isError: true });
   });
 
