@@ -1,3 +1,5 @@
-import shared from "../../vitest.shared.js";
+import { isolatedFiles } from "../../vitest.shared.js";
 
-export default shared;
+// shapes.test.ts checks V8's optimized code across full GCs and that the keepers are made at
+// the first durable run: both need a process no other test file has run in.
+export default isolatedFiles(["src/shapes.test.ts"]);

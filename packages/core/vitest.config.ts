@@ -1,3 +1,5 @@
-import shared from "../../vitest.shared.js";
+import { isolatedFiles } from "../../vitest.shared.js";
 
-export default shared;
+// wire-data-shapes.test.ts checks V8's optimized code across full GCs: it needs a process no
+// other test file has run in.
+export default isolatedFiles(["src/wire-data-shapes.test.ts"]);
