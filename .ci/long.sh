@@ -3,7 +3,7 @@
 # its build). In order:
 #   1. every `*.long.test.ts` (turbo task `test:long`): the stores' durability under SIGKILL and
 #      database restarts (store-sqlite, store-postgres), the demo in a real browser and its
-#      durable story across processes;
+#      durable story across processes, the file tools against a symlink-swapping racer (builtins);
 #   2. every package's quick suite again on Node 22 and 24 (.ci/other-nodes.sh: ~4 min cold,
 #      under 3 warm);
 #   3. the official MCP conformance suite's client scenarios against @toolnexus/mcp, the OAuth
