@@ -1,4 +1,4 @@
-import { configDefaults, defineConfig, mergeConfig, type ViteUserConfig } from "vitest/config";
+import { configDefaults, defineConfig, type ViteUserConfig } from "vitest/config";
 
 // The settings every package's tests share. Timeouts are generous because CI runs every
 // package's tests at once on a busy 2-core machine; no test asserts a duration.
@@ -44,17 +44,15 @@ export default shared;
  * Two vitest projects: the isolated files, and the rest in one shared worker. (Each project
  * states its files whole: a project that extends the root config would add to its `include`.)
  */
-export function isolatedFiles(files: string[], extra: ViteUserConfig = {}): ViteUserConfig {
+export function isolatedFiles(files: string[]): ViteUserConfig {
   // The long suite (`*.long.test.ts`) has no such file.
-  if (long) return mergeConfig(shared, extra);
+  if (long) return shared;
   const { include: _include, exclude: _exclude, ...common } = shared.test ?? {};
-  const project = (name: string, test: NonNullable<ViteUserConfig["test"]>) =>
-    mergeConfig(extra, { test: { ...common, name, ...test } });
-  return mergeConfig(extra, {
+  return defineConfig({
     test: {
       projects: [
-        project("isolated", { include: files, exclude, isolate: true }),
-        project("shared", { include, exclude: [...exclude, ...files] }),
+        { test: { ...common, name: "isolated", include: files, exclude, isolate: true } },
+        { test: { ...common, name: "shared", include, exclude: [...exclude, ...files] } },
       ],
     },
   });
