@@ -162,12 +162,13 @@ if $PREPARE; then
 fi
 
 # 3. Each Node's run: its bin first on PATH, better-sqlite3 redirected to its build where the
-# store uses it (turbo's loose env mode passes the variables on), turbo's cache off (a task's hash
-# does not include the Node version, so a hit would replay another Node's result), only the test
-# tasks (the builds are the main run's), one Node after the other: two suites at once would
-# overload the two cores, and store-sqlite's global setup writes a fixed folder. Three packages at
-# once (OTHER_NODES_CONCURRENCY, as the main run's tasks.mjs): with two, the suites, which wait on
-# processes and servers, left a third of the cores idle (Node 22: 260 s at 2, 235 s at 3).
+# store uses it, every package's test script (not turbo: its cache would replay another Node's
+# result, and its order started the longest suites late; .ci/suites.mjs starts them first, by the
+# main run's times), the builds left to the main run, one Node after the other: two suites at
+# once would overload the two cores, and store-sqlite's global setup writes a fixed folder. Four
+# packages at once (OTHER_NODES_CONCURRENCY): the suites wait on processes, servers and leases
+# running out, and fewer left the cores idle (Node 22, longest first: 159 s at 3, 131 s at 4,
+# 139 s at 5; the main run, mostly builds and tsc, is busiest at 3).
 failed=()
 for v in "${VERSIONS[@]}"; do
   bin=$(node_bin "$v")
@@ -185,8 +186,8 @@ for v in "${VERSIONS[@]}"; do
     'const s=require("./dist/index.cjs").sqliteStore({path:":memory:"}); s.getRun("x"); process.stdout.write(process.version+" "+s.driver); s.close()')
   [ "$got" = "v$v $expected_driver" ] || { echo "::: expected node v$v with $expected_driver, got $got" >&2; exit 1; }
   say "node $got: running the package suites"
-  if ! env "${export_env[@]}" "${PNPM[@]}" exec turbo run test --only --env-mode=loose --filter='./packages/*' \
-    --cache=local:,remote: --concurrency="${OTHER_NODES_CONCURRENCY:-3}" --output-logs=errors-only -- --typecheck.enabled=false; then
+  if ! env "${export_env[@]}" node "$ROOT/.ci/suites.mjs" --concurrency="${OTHER_NODES_CONCURRENCY:-4}" \
+    -- --typecheck.enabled=false; then
     failed+=("$v")
   fi
   say "node $got done"

@@ -17,18 +17,20 @@ const packages = readdirSync(join(root, "packages"))
   .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) }))
   .filter((pkg) => !pkg.manifest.private);
 
+// One pnpm run packs them all (pnpm started through npx costs about 3 s of CPU each time).
+const filters = packages.map((pkg) => `--filter=${pkg.manifest.name}`);
+const packed = spawnSync(
+  "npx",
+  ["-y", pnpm, "-r", ...filters, "pack", "--pack-destination", out, "--json"],
+  { cwd: root, encoding: "utf8" },
+);
+if (packed.status !== 0) {
+  console.error(`pnpm pack failed\n${packed.stderr}${packed.stdout}`);
+  process.exit(1);
+}
 const tarballs = new Map();
-for (const pkg of packages) {
-  const packed = spawnSync("npx", ["-y", pnpm, "pack", "--pack-destination", out, "--json"], {
-    cwd: pkg.dir,
-    encoding: "utf8",
-  });
-  if (packed.status !== 0) {
-    console.error(`${pkg.manifest.name}: pnpm pack failed\n${packed.stderr}${packed.stdout}`);
-    process.exit(1);
-  }
-  const { filename } = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("{")));
-  tarballs.set(pkg.manifest.name, filename);
+for (const { name, filename } of JSON.parse(packed.stdout.slice(packed.stdout.indexOf("[")))) {
+  tarballs.set(name, filename);
 }
 
 /** The package and every @toolnexus package it depends on, directly or not. */
