@@ -29,7 +29,6 @@ if [ "${1:-}" = "--prepare" ]; then PREPARE=true; shift; fi
 VERSIONS=("$@")
 [ ${#VERSIONS[@]} -gt 0 ] || VERSIONS=(22.23.3 24.21.0)
 CACHE="${TOOLNEXUS_CI_CACHE:-${HOME}/.cache/toolnexus-ci}/other-nodes"
-PNPM=(npx -y pnpm@12.4.2)
 mkdir -p "$CACHE"
 
 start=$(date +%s)
@@ -182,7 +181,7 @@ for v in "${VERSIONS[@]}"; do
     )
   fi
   # What the suites will run on, checked before they run: Node, and the store's driver on it.
-  got=$(env "${export_env[@]}" "${PNPM[@]}" --filter @toolnexus/store-sqlite exec node -e \
+  got=$(cd packages/store-sqlite && env "${export_env[@]}" node -e \
     'const s=require("./dist/index.cjs").sqliteStore({path:":memory:"}); s.getRun("x"); process.stdout.write(process.version+" "+s.driver); s.close()')
   [ "$got" = "v$v $expected_driver" ] || { echo "::: expected node v$v with $expected_driver, got $got" >&2; exit 1; }
   say "node $got: running the package suites"
