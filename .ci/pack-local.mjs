@@ -6,6 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { packArgs, packedTarballs } from "./pnpm-pack.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const out = join(root, "tarballs");
@@ -17,21 +18,14 @@ const packages = readdirSync(join(root, "packages"))
   .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) }))
   .filter((pkg) => !pkg.manifest.private);
 
-// One pnpm run packs them all (pnpm started through npx costs about 3 s of CPU each time).
-const filters = packages.map((pkg) => `--filter=${pkg.manifest.name}`);
-const packed = spawnSync(
-  "npx",
-  ["-y", pnpm, "-r", ...filters, "pack", "--pack-destination", out, "--json"],
-  { cwd: root, encoding: "utf8" },
-);
+// One pnpm run packs them all (.ci/pnpm-pack.mjs).
+const names = packages.map((pkg) => pkg.manifest.name);
+const packed = spawnSync("npx", packArgs(pnpm, names, out), { cwd: root, encoding: "utf8" });
 if (packed.status !== 0) {
   console.error(`pnpm pack failed\n${packed.stderr}${packed.stdout}`);
   process.exit(1);
 }
-const tarballs = new Map();
-for (const { name, filename } of JSON.parse(packed.stdout.slice(packed.stdout.indexOf("[")))) {
-  tarballs.set(name, filename);
-}
+const tarballs = packedTarballs(packed.stdout);
 
 /** The package and every @toolnexus package it depends on, directly or not. */
 function closure(name, seen = new Set()) {

@@ -33,6 +33,7 @@ import {
   toCjs,
   toEsm,
 } from "./pack-test/readme.mjs";
+import { packArgs, packedTarballs } from "./pnpm-pack.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const KEEP = process.argv.includes("--keep");
@@ -93,24 +94,14 @@ async function workspacePackages() {
   return found;
 }
 
-/**
- * 1: packs every public package in one pnpm run (`pnpm -r pack`, each package as `pnpm pack`
- * packs it): starting pnpm through npx costs about 3 s of CPU, once per package before.
- */
+/** 1: packs every public package in one pnpm run, each as `pnpm pack` packs it. */
 async function packAll(packages, pnpm, temp) {
   const out = join(temp, "tarballs");
   await mkdir(out, { recursive: true });
-  const filters = packages.map((pkg) => `--filter=${pkg.name}`);
-  const packed = await exec(
-    "npx",
-    ["-y", pnpm, "-r", ...filters, "pack", "--pack-destination", out, "--json"],
-    {
-      cwd: ROOT,
-    },
-  );
+  const names = packages.map((pkg) => pkg.name);
+  const packed = await exec("npx", packArgs(pnpm, names, out), { cwd: ROOT });
   if (!packed.ok) return fail("(all packages)", "pack", `${packed.exit}:\n${packed.output}`);
-  const listed = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("[")));
-  const files = new Map(listed.map((entry) => [entry.name, entry.filename]));
+  const files = packedTarballs(packed.stdout);
   for (const pkg of packages) {
     pkg.tarball = files.get(pkg.name);
     if (pkg.tarball === undefined) fail(pkg.name, "pack", `pnpm -r pack made no tarball for it`);

@@ -15,6 +15,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { packArgs, packedTarballs } from "./pnpm-pack.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const KEEP = process.argv.includes("--keep");
@@ -213,25 +214,18 @@ try {
     if (!existsSync(join(ROOT, "packages", name, "dist")))
       throw new Error(`packages/${name} is not built: run the build first`);
   }
-  // One pnpm run packs the three (pnpm started through npx costs about 3 s of CPU each time).
+  // One pnpm run packs the three (.ci/pnpm-pack.mjs).
   const out = run(
     "npx",
-    [
-      "-y",
+    packArgs(
       PNPM,
-      "-r",
-      ...names.map((name) => `--filter=@toolnexus/${name}`),
-      "pack",
-      "--pack-destination",
+      names.map((name) => `@toolnexus/${name}`),
       join(temp, "tarballs"),
-      "--json",
-    ],
+    ),
     ROOT,
   );
   const tarballs = {};
-  for (const { name, filename } of JSON.parse(out.slice(out.indexOf("[")))) {
-    tarballs[name] = `file:${filename}`;
-  }
+  for (const [name, filename] of packedTarballs(out)) tarballs[name] = `file:${filename}`;
   log(`packed ${Object.keys(tarballs).join(", ")}`);
   for (const project of PROJECTS) {
     const dir = join(temp, project.name);

@@ -12,8 +12,9 @@
 // failing package prints its vitest FAIL lines (or its log's end); every package runs anyway,
 // and the exit code is 1 when any failed.
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { failLines, plainLines, turboSummaries } from "./test-logs.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const argv = process.argv.slice(2);
@@ -46,19 +47,7 @@ function packages() {
 
 /** Each package's `test` time in the newest turbo summary that has test tasks, in ms. */
 function lastDurations() {
-  const runs = join(root, ".turbo", "runs");
-  if (!existsSync(runs)) return new Map();
-  const files = readdirSync(runs)
-    .filter((name) => name.endsWith(".json"))
-    .map((name) => join(runs, name))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  for (const file of files) {
-    let summary;
-    try {
-      summary = JSON.parse(readFileSync(file, "utf8"));
-    } catch {
-      continue;
-    }
+  for (const summary of turboSummaries(root)) {
     const times = new Map();
     for (const task of summary.tasks ?? []) {
       const { startTime, endTime } = task.execution ?? {};
@@ -73,8 +62,6 @@ function lastDurations() {
 
 /** A shell word for `value` (the extra args are appended to the script, as pnpm does). */
 const quote = (value) => `'${value.replaceAll("'", "'\\''")}'`;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes in vitest's log.
-const plain = (line) => line.replace(/\u001b\[[0-9;]*m/g, "").trimEnd();
 
 function runOne({ name, dir, script }) {
   const command = passed.length === 0 ? script : `${script} ${passed.map(quote).join(" ")}`;
@@ -118,8 +105,8 @@ await Promise.all(
 
 const failed = results.filter((result) => !result.ok);
 for (const { name, exit, log } of failed) {
-  const lines = log.split("\n").map(plain);
-  const tests = [...new Set(lines.filter((line) => /^\s*FAIL\s/.test(line)).map((l) => l.trim()))];
+  const lines = plainLines(log);
+  const tests = failLines(lines);
   console.error(`\n✗ ${name} test (exit ${exit})`);
   const shown = tests.length > 0 ? tests : lines.filter((line) => line.trim() !== "").slice(-40);
   for (const line of shown) console.error(`    ${line.trim()}`);
