@@ -5,16 +5,16 @@ import {
   callIdOf,
   type Message,
   type ModelResponse,
+  randomId,
   type ToolCall,
 } from "@toolnexus/core";
-import { loopId } from "./ids.js";
 import type { Run } from "./run-state.js";
 
 /** The model's response as the turn's assistant message, appended to the transcript. */
 export function appendAssistant(run: Run, response: ModelResponse): AssistantMessage {
   run.stopReason = response.stopReason;
   run.finishReason = response.finishReason;
-  const id = response.id || loopId("msg");
+  const id = response.id || randomId("msg");
   const calls = response.toolCalls;
   let toolCalls: ToolCall[] | undefined;
   if (calls.length > 0) {
@@ -29,7 +29,7 @@ export function appendAssistant(run: Run, response: ModelResponse): AssistantMes
         (ids === undefined
           ? toolCalls.some((earlier) => earlier.id === call.id)
           : ids.has(call.id));
-      const kept = taken ? { ...call, id: loopId("call") } : call;
+      const kept = taken ? { ...call, id: randomId("call") } : call;
       ids?.add(kept.id);
       toolCalls.push(kept);
     }

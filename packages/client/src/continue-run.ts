@@ -137,7 +137,11 @@ async function continueHalted(
           : callStep(run, steps, call, waiting.request.id, again));
       }
       run.messages[waiting.slot] = settled.message;
-      return settled.pending === undefined ? undefined : { ...settled.pending, slot: waiting.slot };
+      if (settled.pending === undefined) return undefined;
+      // Not a spread: see appendOutcomes (turn-loop.ts).
+      const call = Object.assign({}, settled.pending) as PendingCall;
+      call.slot = waiting.slot;
+      return call;
     },
   );
   const still = outcomes.filter((outcome): outcome is PendingCall => outcome !== undefined);

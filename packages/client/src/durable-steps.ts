@@ -10,13 +10,13 @@ import {
   type DurableStep,
   type ModelResponse,
   modelStepKey,
+  randomId,
   type ToolCall,
   type ToolCallRecord,
   toolStepKey,
 } from "@toolnexus/core";
 import { rollUp, type Settled } from "./call-outcome.js";
 import { settleAll } from "./fan-out.js";
-import { loopId } from "./ids.js";
 import { callModel } from "./model-call.js";
 import type { Run } from "./run-state.js";
 import { refuseCall, settleCall } from "./tool-call.js";
@@ -48,7 +48,7 @@ export async function modelStep(
 
 /** The response with an id, and call ids non-empty and distinct within the turn. */
 function withIds(response: ModelResponse): ModelResponse {
-  const id = response.id || loopId("msg");
+  const id = response.id || randomId("msg");
   const seen = new Set<string>();
   let toolCalls = response.toolCalls;
   for (let i = 0; i < toolCalls.length; i++) {
@@ -58,7 +58,7 @@ function withIds(response: ModelResponse): ModelResponse {
       continue;
     }
     if (toolCalls === response.toolCalls) toolCalls = [...toolCalls];
-    const fresh = loopId("call");
+    const fresh = randomId("call");
     seen.add(fresh);
     toolCalls[i] = { ...call, id: fresh };
   }

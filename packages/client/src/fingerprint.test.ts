@@ -30,6 +30,38 @@ describe("fingerprint()", () => {
     }
   });
 
+  it("writes numbers, strings and other values as JSON.stringify does", () => {
+    const values = [
+      0,
+      -0,
+      1.5,
+      -2e-7,
+      1e21,
+      123456789012345680000,
+      Number.NaN,
+      Infinity,
+      true,
+      false,
+      null,
+      "",
+      "plain",
+      'q"uote',
+      "back\\slash",
+      "tab\t",
+      "\u0000",
+      "\u001f",
+      "é",
+      "\u{1F600}",
+      "\ud800",
+      "x\udfff",
+    ];
+    for (const value of values) {
+      expect(fingerprint("t", { value })).toBe(
+        reference(`t\u0000{"value":${JSON.stringify(value) ?? "null"}}`),
+      );
+    }
+  });
+
   it("hashes the canonical JSON of nested arrays and objects (undefined in an array is null)", () => {
     expect(fingerprint("t", { d: {}, a: [1, undefined, { c: undefined, b: null }, []] })).toBe(
       reference('t\u0000{"a":[1,null,{"b":null},[]],"d":{}}'),

@@ -4,6 +4,8 @@
 // Built by concatenation, without the intermediate arrays of map/join: it runs at every halt
 // and every resume.
 function stable(value: unknown): string {
+  if (typeof value === "string") return quoted(value);
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "null";
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) {
     let out = "[";
@@ -16,10 +18,21 @@ function stable(value: unknown): string {
   for (const key of sortedKeys(record)) {
     const item = record[key];
     if (item === undefined) continue;
-    out += `${out.length === 1 ? "" : ","}${JSON.stringify(key)}:${stable(item)}`;
+    out += `${out.length === 1 ? "" : ","}${quoted(key)}:${stable(item)}`;
   }
   return `${out}}`;
 }
+
+/** What JSON needs to escape in a string: quotes, backslashes, controls, any surrogate. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes control characters
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * `JSON.stringify(text)`: most keys and values need no escape, and a regex test costs a fraction
+ * of a call into JSON.stringify on Node 20. (A surrogate pair needs none either; it is left to
+ * JSON.stringify with the lone ones.)
+ */
+const quoted = (text: string): string => (ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`);
 
 /**
  * `Object.keys(record)` in sort()'s order (UTF-16 code units). A few keys are sorted in place

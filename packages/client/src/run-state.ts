@@ -9,10 +9,12 @@ import {
   callIdOf,
   copyWireData,
   emptyUsage,
+  isoTime,
   MAX_POLICY_DECISIONS,
   type Message,
   type PendingCall,
   type PolicyDecisionRecord,
+  randomId,
   type StopReason,
   type ToolCall,
   type ToolContext,
@@ -23,7 +25,6 @@ import { RunClock } from "./budget.js";
 import { CallContext, EMIT } from "./call-signal.js";
 import type { ResolvedConfig } from "./config.js";
 import { RunCancelledError, RunError } from "./errors.js";
-import { loopId } from "./ids.js";
 import type { RunTrace } from "./instrumentation.js";
 import type { Journal } from "./journal.js";
 import type { RunRecorder } from "./run-recorder.js";
@@ -261,7 +262,7 @@ export class Run {
 
   /** The run's state as a checkpoint, halted on `pending` (or between steps when empty). */
   checkpoint(pending: PendingCall[]): Checkpoint {
-    this.createdAt ??= new Date(this.startedMs).toISOString();
+    this.createdAt ??= isoTime(this.startedMs);
     const checkpoint: Checkpoint = {
       version: CHECKPOINT_VERSION,
       runId: this.runId,
@@ -325,7 +326,7 @@ export function freshStart(
   runId?: string,
 ): RunStart {
   return {
-    runId: runId ?? loopId("run"),
+    runId: runId ?? randomId("run"),
     sessionId,
     messages,
     turns: 0,

@@ -41,6 +41,7 @@ export {
 export type { FollowOptions } from "./follow.js";
 export { DEFAULT_FOLLOW_POLL_MS, followRunEvents } from "./follow.js";
 export { randomId } from "./ids.js";
+export { isoTime } from "./iso-time.js";
 export type {
   AssistantMessage,
   Message,

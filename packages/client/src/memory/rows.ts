@@ -8,6 +8,7 @@ import type {
   RunEventType,
   RunState,
 } from "@toolnexus/core";
+import { isoTime } from "@toolnexus/core";
 import { jsonCopy } from "./json-copy.js";
 import type { Table } from "./table.js";
 
@@ -105,13 +106,13 @@ export interface MemoryState {
 }
 
 // The last time given out as ISO text: a store call often stamps several things in the same
-// millisecond, and on Node 20 each toISOString() costs about a microsecond.
+// millisecond.
 let lastMs = 0;
 let lastIso = "1970-01-01T00:00:00.000Z";
 
 export function toIso(ms: number): string {
   if (ms !== lastMs) {
-    lastIso = new Date(ms).toISOString();
+    lastIso = isoTime(ms);
     lastMs = ms;
   }
   return lastIso;

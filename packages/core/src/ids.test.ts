@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { loopId } from "./ids.js";
+import { randomId } from "./ids.js";
 
-describe("loopId()", () => {
+describe("randomId()", () => {
   it("is the prefix and 32 hex digits, never repeated across pool refills", () => {
     const seen = new Set<string>();
     for (let i = 0; i < 10_000; i++) {
-      const id = loopId("run");
+      const id = randomId("run");
       expect(id).toMatch(/^run_[0-9a-f]{32}$/);
       seen.add(id);
     }
@@ -16,7 +16,7 @@ describe("loopId()", () => {
     const pairs = new Set<string>();
     const atFirst = new Set<string>();
     for (let i = 0; i < 8_000; i++) {
-      const digits = loopId("x").slice(2);
+      const digits = randomId("x").slice(2);
       for (let k = 0; k < 32; k += 2) pairs.add(digits.slice(k, k + 2));
       atFirst.add(digits.slice(0, 2));
     }
