@@ -194,6 +194,57 @@ describe("assertCheckpoint()", () => {
     const twice = broken((c) => c.pending.push(structuredClone(c.pending[0]!)));
     expect(problem(twice)).toContain("points at slot 2, which is not a message of its own");
   });
+
+  it("tells many pending calls' slots apart too, and refuses two that share one", () => {
+    // Forty calls, each with its placeholder: past sixteen the slots are kept in a Set.
+    const many = (shared: boolean) =>
+      broken((c) => {
+        const calls = Array.from({ length: 40 }, (_, i) => ({
+          id: `c${i}`,
+          name: "deploy",
+          args: {},
+          rawArgs: "{}",
+        }));
+        (c.messages[1] as { toolCalls: unknown[] }).toolCalls = calls;
+        c.messages.length = 2;
+        c.pending.length = 0;
+        for (let i = 0; i < 40; i++) {
+          c.messages.push({
+            role: "tool",
+            callId: `c${i}`,
+            name: "deploy",
+            content: "?",
+            isError: true,
+          });
+          const request = { id: `r${i}`, kind: "approval", prompt: "?" };
+          c.pending.push({
+            request,
+            callId: `c${i}`,
+            tool: "deploy",
+            args: {},
+            fingerprint: "f",
+            slot: 2 + i,
+          });
+        }
+        if (shared)
+          c.pending.push({
+            ...c.pending[39]!,
+            request: { id: "r40", kind: "approval", prompt: "?" },
+          });
+      });
+    expect(() => assertCheckpoint(many(false))).not.toThrow();
+    expect(problem(many(true))).toContain(
+      "pending call c39 points at slot 41, which is not a message of its own",
+    );
+  });
+
+  it("checks every createdAt, also one that comes after a valid one", () => {
+    expect(() => assertCheckpoint(valid())).not.toThrow();
+    expect(problem(broken((c) => (c.createdAt = "not a time")))).toContain(
+      "its createdAt is not an ISO 8601 time",
+    );
+    expect(() => assertCheckpoint(valid())).not.toThrow();
+  });
 });
 
 describe("assertJournalEntry()", () => {

@@ -172,11 +172,30 @@ function transcriptProblem(messages: unknown[]): string | undefined {
   return undefined;
 }
 
+/** Whether a pending call before the `k`th (already checked) points at `slot` too. */
+function slotTaken(pending: unknown[], k: number, slot: number): boolean {
+  for (let j = 0; j < k; j++) if ((pending[j] as PendingCall).slot === slot) return true;
+  return false;
+}
+
+// The last createdAt found to be a time: a run's checkpoint is checked at every write and read
+// with the same one.
+let lastTime = "";
+
+function isTime(text: string): boolean {
+  if (text === lastTime) return true;
+  if (Number.isNaN(Date.parse(text))) return false;
+  lastTime = text;
+  return true;
+}
+
 /**
  * Checks that a value read back from storage is a checkpoint this release can continue, and
  * throws a {@link CheckpointError} naming the request and the problem when it is not.
  */
 export function assertCheckpoint(value: unknown, requestId?: string): asserts value is Checkpoint {
+  // Every checkpoint written or read is checked (three times per suspend-and-resume cycle): a
+  // few pending calls are told apart without a Set, and the time parsed last is not parsed again.
   const fail = (problem: string): never => {
     throw new CheckpointError(requestId, problem);
   };
@@ -188,7 +207,7 @@ export function assertCheckpoint(value: unknown, requestId?: string): asserts va
     );
   }
   if (typeof c.runId !== "string" || c.runId === "") fail("its runId is missing");
-  if (typeof c.createdAt !== "string" || Number.isNaN(Date.parse(c.createdAt))) {
+  if (typeof c.createdAt !== "string" || !isTime(c.createdAt)) {
     fail("its createdAt is not an ISO 8601 time");
   }
   if (!Array.isArray(c.messages)) fail("its transcript (messages) is missing");
@@ -196,9 +215,11 @@ export function assertCheckpoint(value: unknown, requestId?: string): asserts va
   if (problem !== undefined) fail(`its transcript is malformed: ${problem}`);
   if (!Array.isArray(c.pending)) fail("its pending calls are missing");
   const messages = c.messages as Message[];
-  const slots = new Set<number>();
-  for (const call of c.pending as unknown[]) {
-    const p = call as Partial<PendingCall> | null;
+  const pending = c.pending as unknown[];
+  // Past a few calls a Set, so a damaged checkpoint with many cannot cost quadratic time.
+  const slots = pending.length > 16 ? new Set<number>() : undefined;
+  for (let k = 0; k < pending.length; k++) {
+    const p = pending[k] as Partial<PendingCall> | null;
     if (
       !isObject(p) ||
       !isObject(p.request) ||
@@ -214,7 +235,12 @@ export function assertCheckpoint(value: unknown, requestId?: string): asserts va
     }
     const pc = p as PendingCall;
     const slot = pc.slot;
-    if (!Number.isInteger(slot) || slot < 0 || slot >= messages.length || slots.has(slot)) {
+    if (
+      !Number.isInteger(slot) ||
+      slot < 0 ||
+      slot >= messages.length ||
+      (slots === undefined ? slotTaken(pending, k, slot) : slots.has(slot))
+    ) {
       fail(
         `pending call ${pc.callId} points at slot ${String(slot)}, which is not a message of its own`,
       );
@@ -229,7 +255,7 @@ export function assertCheckpoint(value: unknown, requestId?: string): asserts va
     if (pc.round !== undefined && (!Number.isInteger(pc.round) || pc.round < 1)) {
       fail(`pending call ${pc.callId} has a round that is not a positive whole number`);
     }
-    slots.add(slot);
+    slots?.add(slot);
   }
   if (typeof c.turns !== "number" || !isObject(c.usage)) {
     fail("its turn count or usage is missing");
