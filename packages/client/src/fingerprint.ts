@@ -1,6 +1,8 @@
 // A stable fingerprint of a call (tool name + arguments) so a resume can refuse to run anything
 // other than the call that suspended. Not a security hash: it detects edits and corruption.
 
+import { quoted } from "./json-text.js";
+
 // Built by concatenation, without the intermediate arrays of map/join: it runs at every halt
 // and every resume.
 function stable(value: unknown): string {
@@ -22,17 +24,6 @@ function stable(value: unknown): string {
   }
   return `${out}}`;
 }
-
-/** What JSON needs to escape in a string: quotes, backslashes, controls, any surrogate. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes control characters
-const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-/**
- * `JSON.stringify(text)`: most keys and values need no escape, and a regex test costs a fraction
- * of a call into JSON.stringify on Node 20. (A surrogate pair needs none either; it is left to
- * JSON.stringify with the lone ones.)
- */
-const quoted = (text: string): string => (ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`);
 
 /**
  * `Object.keys(record)` in sort()'s order (UTF-16 code units). A few keys are sorted in place

@@ -24,6 +24,7 @@ import {
 } from "./checkpoint.js";
 import { CheckpointError } from "./errors.js";
 import { isoTime } from "./iso-time.js";
+import { copyParsed, sameJson } from "./json-data.js";
 import type { AssistantMessage, Message, ToolCall, ToolMessage, Usage } from "./messages.js";
 
 /** The stored checkpoint format {@link encodeCheckpoint} writes; version 2 text reads too. */
@@ -145,7 +146,7 @@ export function encodeCheckpoint(checkpoint: Checkpoint): string {
     const derived =
       asked !== undefined &&
       asked.call.name === tool &&
-      JSON.stringify(asked.call.args) === JSON.stringify(args);
+      sameJson(asked.call.args, args);
     if (!derived) Object.assign(out, { tool, args });
     if (approval !== false) out.approval = approval;
     const slot = call.slot;
@@ -239,7 +240,7 @@ function expand(stored: Json): Json {
     if (!("tool" in full)) full.tool = asked?.call.name;
     // A copy: the pending call's args and the transcript's must not be one object.
     if (!("args" in full) && asked !== undefined) {
-      full.args = JSON.parse(JSON.stringify(asked.call.args));
+      full.args = copyParsed(asked.call.args);
     }
     if (!("approval" in full)) full.approval = false;
     return { full, kept, asked };

@@ -20,6 +20,23 @@ describe("return normalisation", () => {
     });
   });
 
+  it("numbers and booleans are written as JSON writes them", async () => {
+    for (const value of [
+      0,
+      -0,
+      2.5,
+      -1e-7,
+      1e21,
+      2 ** 53 + 2,
+      Number.NaN,
+      -Infinity,
+      true,
+      false,
+    ]) {
+      expect((await returning(value).execute({})).output).toBe(JSON.stringify(value));
+    }
+  });
+
   it("an object becomes JSON", async () => {
     expect((await returning({ a: [1, "b"], c: null }).execute({})).output).toBe(
       '{"a":[1,"b"],"c":null}',

@@ -6,12 +6,21 @@ import {
   RunNotFoundError,
   WireFormatError,
 } from "@toolnexus/core";
+import { quoted } from "../json-text.js";
 import type { Retention } from "./retention.js";
 import { type MemoryState, type RunRow, toIso } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";
 
 // Cancel: a run nobody works on ends `cancelled` at once; a running one is marked, and its
 // worker learns it from its next renew. Sub-agents' runs (`<runId>/…`) go the same way.
+
+/** A cancel's JSON, written by hand: every cancel of a run that ends is kept as text. */
+function cancelJson(cancel: CancelInfo): string {
+  let json = `{"at":${quoted(cancel.at)}`;
+  if (cancel.by !== undefined) json += `,"by":${quoted(cancel.by)}`;
+  if (cancel.reason !== undefined) json += `,"reason":${quoted(cancel.reason)}`;
+  return `${json}}`;
+}
 
 /** Ends `run` cancelled now: its open requests cancelled, nothing left to claim. */
 export function endCancelled(
@@ -22,7 +31,7 @@ export function endCancelled(
   now: number,
 ): void {
   run.state = "cancelled";
-  run.cancelJson = JSON.stringify(cancel);
+  run.cancelJson = cancelJson(cancel);
   for (const row of run.requests.values()) {
     if (row.state === "waiting" || row.state === "answered") row.state = "cancelled";
   }
@@ -52,7 +61,7 @@ export function cancelOp(state: MemoryState, retention: Retention): MemoryRunSto
         if ((run.leaseExpiresMs ?? 0) > now) {
           // Asked once: a second ask changes nothing (the first who asked is kept).
           if (run.cancelJson === undefined) {
-            run.cancelJson = JSON.stringify(cancel);
+            run.cancelJson = cancelJson(cancel);
             run.updatedMs = now;
             const data: Record<string, unknown> = {};
             if (cancel.by !== undefined) data.by = cancel.by;

@@ -6,6 +6,7 @@ import {
   type RecordedRunEvent,
   type RunEventType,
 } from "@toolnexus/core";
+import { dataJson } from "../json-text.js";
 import { checkLease } from "./checks.js";
 import type { Fence } from "./fence.js";
 import type { MemoryState, RunRow } from "./rows.js";
@@ -41,7 +42,7 @@ export function eventLog(): {
 
   return {
     record(run, type, data, json) {
-      push(run, type, json ?? JSON.stringify(data));
+      push(run, type, json ?? dataJson(data));
       if (!watchers.has(run.runId)) return;
       if (due.size === 0) queueMicrotask(wake);
       due.add(run.runId);

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { dataJson, quoted } from "./json-text.js";
+
+describe("quoted", () => {
+  it("is JSON.stringify of the text, escapes and lone surrogates included", () => {
+    for (const text of [
+      "",
+      "plain",
+      'q"',
+      "b\\s",
+      "\n",
+      "\u0000",
+      "\u001f",
+      "é",
+      "\u{1F600}",
+      "\ud800",
+      "a\udc00",
+    ]) {
+      expect(quoted(text)).toBe(JSON.stringify(text));
+    }
+  });
+});
+
+describe("dataJson", () => {
+  it("is JSON.stringify of the data, and {} for none or an empty object", () => {
+    expect(dataJson(undefined)).toBe("{}");
+    expect(dataJson({})).toBe("{}");
+    expect(dataJson({ by: "ann", n: 1 })).toBe('{"by":"ann","n":1}');
+    expect(dataJson(Object.create(null))).toBe("{}");
+  });
+
+  it("leaves an empty object with a toJSON of its own, or a class instance, to JSON", () => {
+    const own = Object.defineProperty({}, "toJSON", { value: () => ({ from: "toJSON" }) });
+    expect(dataJson(own)).toBe('{"from":"toJSON"}');
+    class Stamp {
+      toJSON() {
+        return "stamp";
+      }
+    }
+    expect(dataJson(new Stamp() as unknown as Record<string, unknown>)).toBe('"stamp"');
+  });
+});

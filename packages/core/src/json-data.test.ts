@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import { copyParsed, sameJson } from "./json-data.js";
+
+const texts = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+describe("sameJson", () => {
+  it("answers as comparing the two JSON texts would, for plain data and for JSON's own rules", () => {
+    class Point {
+      constructor(readonly x: number) {}
+    }
+    const date = new Date(0);
+    const values: unknown[] = [
+      null,
+      true,
+      false,
+      0,
+      -0,
+      1,
+      1.5,
+      Number.NaN,
+      Infinity,
+      -Infinity,
+      "",
+      "a",
+      "1",
+      "null",
+      "true",
+      undefined,
+      () => 1,
+      Symbol("s"),
+      [],
+      [1],
+      [1, 2],
+      [2, 1],
+      [undefined],
+      [null],
+      // biome-ignore lint/suspicious/noSparseArray: a hole is written as null
+      [, 1],
+      [null, 1],
+      {},
+      { a: 1 },
+      { a: 1, b: 2 },
+      { b: 2, a: 1 },
+      { a: undefined },
+      { a: undefined, b: 2 },
+      { b: 2 },
+      { a: [1, { c: "x" }] },
+      { a: [1, { c: "y" }] },
+      { a: Number.NaN },
+      { a: null },
+      { toJSON: () => "a" },
+      new Point(1),
+      { x: 1 },
+      date,
+      date.toISOString(),
+      Object.create(null),
+      Object.assign(Object.create(null), { a: 1 }),
+      { 2: "x", 1: "y" },
+      { 1: "y", 2: "x" },
+    ];
+    for (const a of values) {
+      for (const b of values) expect([a, b, sameJson(a, b)]).toEqual([a, b, texts(a, b)]);
+    }
+  });
+
+  it("compares deep values, and throws as JSON does for one it cannot write", () => {
+    const deep = (n: number, leaf: unknown): unknown =>
+      n === 0 ? leaf : { d: [deep(n - 1, leaf)] };
+    expect(sameJson(deep(100, 1), deep(100, 1))).toBe(true);
+    expect(sameJson(deep(100, 1), deep(100, 2))).toBe(false);
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(() => sameJson(cycle, {})).toThrow(TypeError);
+    expect(() => sameJson({ n: 1n }, { n: 1 })).toThrow(TypeError);
+  });
+
+  it("follows JSON when Object.prototype has a toJSON", () => {
+    const proto = Object.prototype as { toJSON?: () => string };
+    proto.toJSON = () => "same";
+    try {
+      expect(sameJson({ a: 1 }, { b: 2 })).toBe(true);
+    } finally {
+      delete proto.toJSON;
+    }
+    expect(sameJson({ a: 1 }, { b: 2 })).toBe(false);
+  });
+});
+
+describe("copyParsed", () => {
+  it("gives what a JSON round trip gives for a parsed value, sharing nothing with it", () => {
+    const text = '{"a":[1,{"b":null,"c":"x"},[]],"2":true,"1":{"d":-0.5}}';
+    const value = JSON.parse(text) as { a: unknown[] };
+    const copy = copyParsed(value);
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(value));
+    expect(copy).toEqual(value);
+    expect(copy).not.toBe(value);
+    expect(copy.a).not.toBe(value.a);
+    expect(copy.a[1]).not.toBe(value.a[1]);
+  });
+
+  it("keeps a key named __proto__ as a key, not as the copy's prototype", () => {
+    const value = JSON.parse('{"x":{"__proto__":{"polluted":true}}}') as { x: object };
+    const copy = copyParsed(value);
+    expect(Object.getPrototypeOf(copy.x)).toBe(Object.prototype);
+    expect(Object.keys(copy.x)).toEqual(["__proto__"]);
+    expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
+  it("copies primitives and deep values", () => {
+    for (const value of [null, 1, "s", true]) expect(copyParsed(value)).toBe(value);
+    const deep = JSON.parse(`${"[".repeat(100)}1${"]".repeat(100)}`);
+    expect(JSON.stringify(copyParsed(deep))).toBe(JSON.stringify(deep));
+  });
+});
