@@ -1,12 +1,12 @@
 // A stable fingerprint of a call (tool name + arguments) so a resume can refuse to run anything
 // other than the call that suspended. Not a security hash: it detects edits and corruption.
 
-import { quoted } from "./json-text.js";
+import { jsonText } from "@toolnexus/core";
 
 // Built by concatenation, without the intermediate arrays of map/join: it runs at every halt
 // and every resume.
 function stable(value: unknown): string {
-  if (typeof value === "string") return quoted(value);
+  if (typeof value === "string") return jsonText(value);
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : "null";
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) {
@@ -20,7 +20,7 @@ function stable(value: unknown): string {
   for (const key of sortedKeys(record)) {
     const item = record[key];
     if (item === undefined) continue;
-    out += `${out.length === 1 ? "" : ","}${quoted(key)}:${stable(item)}`;
+    out += `${out.length === 1 ? "" : ","}${jsonText(key)}:${stable(item)}`;
   }
   return `${out}}`;
 }

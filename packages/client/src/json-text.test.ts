@@ -1,25 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dataJson, quoted } from "./json-text.js";
-
-describe("quoted", () => {
-  it("is JSON.stringify of the text, escapes and lone surrogates included", () => {
-    for (const text of [
-      "",
-      "plain",
-      'q"',
-      "b\\s",
-      "\n",
-      "\u0000",
-      "\u001f",
-      "é",
-      "\u{1F600}",
-      "\ud800",
-      "a\udc00",
-    ]) {
-      expect(quoted(text)).toBe(JSON.stringify(text));
-    }
-  });
-});
+import { dataJson } from "./json-text.js";
 
 describe("dataJson", () => {
   it("is JSON.stringify of the data, and {} for none or an empty object", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { copyParsed, sameJson } from "./json-data.js";
+import { copyParsed, jsonText, sameJson } from "./json-data.js";
 
 const texts = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -110,5 +110,79 @@ describe("copyParsed", () => {
     for (const value of [null, 1, "s", true]) expect(copyParsed(value)).toBe(value);
     const deep = JSON.parse(`${"[".repeat(100)}1${"]".repeat(100)}`);
     expect(JSON.stringify(copyParsed(deep))).toBe(JSON.stringify(deep));
+  });
+});
+
+describe("jsonText", () => {
+  it("writes what JSON.stringify writes, for plain data and for what JSON decides itself", () => {
+    class Box {
+      constructor(readonly v: number) {}
+    }
+    const values: unknown[] = [
+      null,
+      true,
+      false,
+      0,
+      -0,
+      1.5,
+      -2e-7,
+      1e21,
+      Number.NaN,
+      Infinity,
+      "",
+      "plain",
+      'q"',
+      "b\\s",
+      "\n",
+      "\u0000",
+      "é",
+      "\u{1F600}",
+      "\ud800",
+      undefined,
+      () => 1,
+      [],
+      [1, "a", null],
+      [undefined, () => 1],
+      {},
+      { a: 1, b: "x" },
+      { a: undefined, b: 2 },
+      { 'k"ey': 1 },
+      { "\u0007": 1 },
+      { 2: "x", 1: "y", b: 0 },
+      { nested: { deep: [{ x: [true] }] } },
+      { toJSON: () => "own" },
+      new Box(1),
+      new Date(0),
+      Object.create(null),
+      Object.assign(Object.create(null), { a: [1] }),
+      { n: Number.NaN },
+      [Number.NaN],
+      { long: "x".repeat(5_000) },
+      Array.from({ length: 600 }, (_, i) => i),
+    ];
+    for (const value of values)
+      expect([value, jsonText(value)]).toEqual([value, JSON.stringify(value)]);
+  });
+
+  it("throws as JSON.stringify does for what it cannot write", () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(() => jsonText(cycle)).toThrow(TypeError);
+    expect(() => jsonText({ n: 1n })).toThrow(TypeError);
+  });
+
+  it("follows JSON when Object.prototype has an enumerable key", () => {
+    const proto = Object.prototype as { extra?: number };
+    Object.defineProperty(proto, "extra", {
+      value: 1,
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
+    try {
+      expect(jsonText({ a: 1 })).toBe(JSON.stringify({ a: 1 }));
+    } finally {
+      delete proto.extra;
+    }
   });
 });

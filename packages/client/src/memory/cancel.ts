@@ -3,10 +3,10 @@ import {
   type CancelReceipt,
   checkActor,
   checkCancelReason,
+  jsonText,
   RunNotFoundError,
   WireFormatError,
 } from "@toolnexus/core";
-import { quoted } from "../json-text.js";
 import type { Retention } from "./retention.js";
 import { type MemoryState, type RunRow, toIso } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";
@@ -16,9 +16,9 @@ import type { MemoryRunStore } from "./store.js";
 
 /** A cancel's JSON, written by hand: every cancel of a run that ends is kept as text. */
 function cancelJson(cancel: CancelInfo): string {
-  let json = `{"at":${quoted(cancel.at)}`;
-  if (cancel.by !== undefined) json += `,"by":${quoted(cancel.by)}`;
-  if (cancel.reason !== undefined) json += `,"reason":${quoted(cancel.reason)}`;
+  let json = `{"at":${jsonText(cancel.at)}`;
+  if (cancel.by !== undefined) json += `,"by":${jsonText(cancel.by)}`;
+  if (cancel.reason !== undefined) json += `,"reason":${jsonText(cancel.reason)}`;
   return `${json}}`;
 }
 
