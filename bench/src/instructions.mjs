@@ -1,6 +1,6 @@
 // Machine instructions one scenario run costs, counted by Valgrind instead of timed: on a shared
-// machine whose timings move by half from one run to the next, the count moves by about 1 %, so a
-// change of a few percent shows.
+// machine whose timings move by half from one run to the next, the count repeats to within
+// 0.1 %, so a change of one percent shows.
 //
 //   node src/instructions.mjs [s1|s2|s3|s5] [count]      (default s5 2000)
 //
@@ -8,8 +8,8 @@
 // `valgrind --tool=cachegrind` twice, `count` and `2 × count` times after the same warm-up, and
 // divides the difference by `count`: start-up, loading and warm-up cancel out. Node runs with
 // `--single-threaded`, so the garbage collector's and the compiler's work is counted in the same
-// thread (a run's garbage is charged to it). Needs `valgrind` (Debian's package); about a minute
-// per library for s5 at 2,000. A count is not a time (a cache miss costs more than an add), so it
+// thread (a run's garbage is charged to it), and with `--predictable`, so the count repeats.
+// Needs `valgrind` (Debian's package); about a minute per library for s5 at 2,000. A count is not a time (a cache miss costs more than an add), so it
 // measures work, not speed; `pnpm bench` measures speed.
 import { execFileSync, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -35,6 +35,9 @@ function count(libName, scenario, runs) {
       "--smc-check=all-non-file",
       process.execPath,
       "--single-threaded",
+      // Deterministic V8 (no time-driven heuristics): the same count from run to run, where
+      // without it the count moved by a few percent with when the garbage collector ran.
+      "--predictable",
       fileURLToPath(import.meta.url),
       "--child",
       libName,
