@@ -9,8 +9,9 @@
 // divides the difference by `count`: start-up, loading and warm-up cancel out. Node runs with
 // `--single-threaded`, so the garbage collector's and the compiler's work is counted in the same
 // thread (a run's garbage is charged to it), and with `--predictable`, so the count repeats.
-// Needs `valgrind` (Debian's package); about a minute per library for s5 at 2,000. A count is not a time (a cache miss costs more than an add), so it
-// measures work, not speed; `pnpm bench` measures speed.
+// Needs `valgrind` (Debian's package); about a minute per library for s5 at 2,000. A count is
+// not a time (a cache miss costs more than an add), so it measures work, not speed; `pnpm bench`
+// measures speed.
 import { execFileSync, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
