@@ -24,7 +24,7 @@ import {
 } from "./checkpoint.js";
 import { CheckpointError } from "./errors.js";
 import { isoTime } from "./iso-time.js";
-import { copyParsed, jsonText, sameJson } from "./json-data.js";
+import { copyParsed, sameJson } from "./json-data.js";
 import type { AssistantMessage, Message, ToolCall, ToolMessage, Usage } from "./messages.js";
 
 /** The stored checkpoint format {@link encodeCheckpoint} writes; version 2 text reads too. */
@@ -117,7 +117,7 @@ function compactMessage(message: Message): unknown {
     out.toolCalls = Array.isArray(toolCalls)
       ? toolCalls.map((call) => {
           if (typeof call.rawArgs !== "string") return { ...call, rawArgs: null };
-          if (call.rawArgs !== jsonText(call.args)) return call;
+          if (call.rawArgs !== JSON.stringify(call.args)) return call;
           return omit(call, ["rawArgs"]);
         })
       : toolCalls;
@@ -216,7 +216,7 @@ function expandMessage(message: unknown): unknown {
       const call: unknown = calls[i];
       if (!isObject(call)) continue;
       if (call.rawArgs === null) calls[i] = omit(call, ["rawArgs"]);
-      else if (!("rawArgs" in call)) call.rawArgs = jsonText(call.args);
+      else if (!("rawArgs" in call)) call.rawArgs = JSON.stringify(call.args);
     }
   }
   return message;

@@ -124,55 +124,22 @@ function copyTree(value: unknown, depth: number): unknown {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes control characters
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-/** Past this many characters the text is left to JSON.stringify, faster on long data. */
-const MAX_WRITTEN = 2_000;
-
 /**
- * `JSON.stringify(value)`: the same text (or the same error), written without the call for small
- * plain data (an event's fields, a call's arguments). Anything JSON's own rules could change
- * (a toJSON, a class, undefined, NaN…), or that grows long, is left to JSON.stringify.
+ * `JSON.stringify(value)`, the same text, written without the call for a string, a number or a
+ * boolean: on Node 20 the call costs more than writing a short string (about 220 ns against 75
+ * for a 36-character id). Objects and arrays go to JSON.stringify, which writes them as fast as
+ * JavaScript could on Node 20 and faster on Node 22.
  */
 export function jsonText(value: unknown): string {
-  if (realmChanged()) return JSON.stringify(value);
-  const text = written(value, 0, 0);
-  return text === undefined ? JSON.stringify(value) : text;
-}
-
-/** The text of plain data, or undefined to leave it to JSON.stringify. `used`: chars so far. */
-function written(value: unknown, depth: number, used: number): string | undefined {
   switch (typeof value) {
     case "string":
-      return ESCAPED.test(value) ? undefined : `"${value}"`;
+      return ESCAPED.test(value) ? JSON.stringify(value) : `"${value}"`;
+    case "number":
+      // NaN and the infinities are written null; -0 is written 0, as String gives it.
+      return Number.isFinite(value) ? String(value) : "null";
     case "boolean":
       return value ? "true" : "false";
-    case "number":
-      return Number.isFinite(value) ? String(value) : undefined;
-    case "object":
-      break;
     default:
-      return undefined;
+      return JSON.stringify(value);
   }
-  if (value === null) return "null";
-  if (depth >= MAX_DEPTH) return undefined;
-  let out: string;
-  if (Array.isArray(value)) {
-    if (Object.getPrototypeOf(value) !== ARRAY_PROTO) return undefined;
-    out = "[";
-    for (let i = 0; i < value.length; i++) {
-      const item = written(value[i], depth + 1, used + out.length);
-      if (item === undefined) return undefined;
-      out += i === 0 ? item : `,${item}`;
-      if (used + out.length > MAX_WRITTEN) return undefined;
-    }
-    return `${out}]`;
-  }
-  if (!isPlainObject(value)) return undefined;
-  out = "{";
-  for (const key in value) {
-    const item = written((value as Record<string, unknown>)[key], depth + 1, used + out.length);
-    if (item === undefined || ESCAPED.test(key)) return undefined;
-    out += `${out.length === 1 ? "" : ","}"${key}":${item}`;
-    if (used + out.length > MAX_WRITTEN) return undefined;
-  }
-  return `${out}}`;
 }

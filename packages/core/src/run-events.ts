@@ -4,7 +4,6 @@
 // changes the run's state (started, suspended, answered, continued, cancel requested, and the
 // end), in the same write as the change, so a follower never sees a state without its event.
 import { WireFormatError } from "./errors.js";
-import { jsonText } from "./json-data.js";
 
 /** What a recorded event says happened. */
 export type RunEventType =
@@ -163,7 +162,7 @@ function eventDataJson(data: unknown, where: string): string {
   }
   let json: string;
   try {
-    json = jsonText(data);
+    json = JSON.stringify(data);
   } catch (thrown) {
     throw new WireFormatError("event", [
       { field: where, message: `${where} is not JSON: ${(thrown as Error).message}` },

@@ -5,7 +5,6 @@ import {
   CheckpointError,
   type FinishedResult,
   type HaltReceipt,
-  jsonText,
   type Lease,
   MAX_EVENT_DATA_CHARS,
   type RunErrorInfo,
@@ -131,7 +130,7 @@ export function writeOps(
         // A known request keeps its state (an answer may have arrived while the run ran);
         // only what describes it is refreshed.
         row.request = request;
-        requestsJson.push(jsonText(call.request));
+        requestsJson.push(JSON.stringify(call.request));
         row.kind = String(call.request.kind);
         keepTimers(row, call);
         // Assigned, not deleted: a deleted property turns the row into a slow dictionary.
