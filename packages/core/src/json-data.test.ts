@@ -3,61 +3,79 @@ import { copyParsed, jsonText, sameJson } from "./json-data.js";
 
 const texts = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
+/** Values for both JSON checks: plain data, and what JSON's own rules decide (toJSON, classes…). */
+function samples(): unknown[] {
+  class Point {
+    constructor(readonly x: number) {}
+  }
+  const date = new Date(0);
+  return [
+    null,
+    true,
+    false,
+    0,
+    -0,
+    1,
+    1.5,
+    -2e-7,
+    1e21,
+    Number.NaN,
+    Infinity,
+    -Infinity,
+    "",
+    "a",
+    "1",
+    "null",
+    "true",
+    'q"',
+    "b\\s",
+    "\n",
+    "\u0000",
+    "é",
+    "\u{1F600}",
+    "\ud800",
+    undefined,
+    () => 1,
+    Symbol("s"),
+    [],
+    [1],
+    [1, 2],
+    [2, 1],
+    [undefined],
+    [null],
+    [undefined, () => 1],
+    [null, 1],
+    // biome-ignore lint/suspicious/noSparseArray: a hole is written as null
+    [, 1],
+    {},
+    { a: 1 },
+    { a: 1, b: 2 },
+    { b: 2, a: 1 },
+    { a: undefined },
+    { a: undefined, b: 2 },
+    { b: 2 },
+    { a: [1, { c: "x" }] },
+    { a: [1, { c: "y" }] },
+    { a: Number.NaN },
+    { a: null },
+    { 'k"ey': 1 },
+    { "\u0007": 1 },
+    { nested: { deep: [{ x: [true] }] } },
+    { toJSON: () => "a" },
+    new Point(1),
+    { x: 1 },
+    date,
+    date.toISOString(),
+    Object.create(null),
+    Object.assign(Object.create(null), { a: 1 }),
+    { 2: "x", 1: "y" },
+    { 1: "y", 2: "x" },
+  ];
+}
+
 describe("sameJson", () => {
   it("answers as comparing the two JSON texts would, for plain data and for JSON's own rules", () => {
-    class Point {
-      constructor(readonly x: number) {}
-    }
-    const date = new Date(0);
-    const values: unknown[] = [
-      null,
-      true,
-      false,
-      0,
-      -0,
-      1,
-      1.5,
-      Number.NaN,
-      Infinity,
-      -Infinity,
-      "",
-      "a",
-      "1",
-      "null",
-      "true",
-      undefined,
-      () => 1,
-      Symbol("s"),
-      [],
-      [1],
-      [1, 2],
-      [2, 1],
-      [undefined],
-      [null],
-      // biome-ignore lint/suspicious/noSparseArray: a hole is written as null
-      [, 1],
-      [null, 1],
-      {},
-      { a: 1 },
-      { a: 1, b: 2 },
-      { b: 2, a: 1 },
-      { a: undefined },
-      { a: undefined, b: 2 },
-      { b: 2 },
-      { a: [1, { c: "x" }] },
-      { a: [1, { c: "y" }] },
-      { a: Number.NaN },
-      { a: null },
-      { toJSON: () => "a" },
-      new Point(1),
-      { x: 1 },
-      date,
-      date.toISOString(),
-      Object.create(null),
-      Object.assign(Object.create(null), { a: 1 }),
-      { 2: "x", 1: "y" },
-      { 1: "y", 2: "x" },
-    ];
+    const values = samples();
     for (const a of values) {
       for (const b of values) expect([a, b, sameJson(a, b)]).toEqual([a, b, texts(a, b)]);
     }
@@ -115,48 +133,8 @@ describe("copyParsed", () => {
 
 describe("jsonText", () => {
   it("writes what JSON.stringify writes, for plain data and for what JSON decides itself", () => {
-    class Box {
-      constructor(readonly v: number) {}
-    }
-    const values: unknown[] = [
-      null,
-      true,
-      false,
-      0,
-      -0,
-      1.5,
-      -2e-7,
-      1e21,
-      Number.NaN,
-      Infinity,
-      "",
-      "plain",
-      'q"',
-      "b\\s",
-      "\n",
-      "\u0000",
-      "é",
-      "\u{1F600}",
-      "\ud800",
-      undefined,
-      () => 1,
-      [],
-      [1, "a", null],
-      [undefined, () => 1],
-      {},
-      { a: 1, b: "x" },
-      { a: undefined, b: 2 },
-      { 'k"ey': 1 },
-      { "\u0007": 1 },
-      { 2: "x", 1: "y", b: 0 },
-      { nested: { deep: [{ x: [true] }] } },
-      { toJSON: () => "own" },
-      new Box(1),
-      new Date(0),
-      Object.create(null),
-      Object.assign(Object.create(null), { a: [1] }),
-      { n: Number.NaN },
-      [Number.NaN],
+    const values = [
+      ...samples(),
       { long: "x".repeat(5_000) },
       Array.from({ length: 600 }, (_, i) => i),
     ];
