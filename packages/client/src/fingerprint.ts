@@ -6,9 +6,8 @@ import { jsonText } from "@toolnexus/core";
 // Built by concatenation, without the intermediate arrays of map/join: it runs at every halt
 // and every resume.
 function stable(value: unknown): string {
-  if (typeof value === "string") return jsonText(value);
-  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "null";
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  // JSON's text of a primitive (undefined, a function or a symbol counts as null).
+  if (value === null || typeof value !== "object") return jsonText(value) ?? "null";
   if (Array.isArray(value)) {
     let out = "[";
     for (let i = 0; i < value.length; i++)

@@ -24,7 +24,7 @@ import {
 } from "./checkpoint.js";
 import { CheckpointError } from "./errors.js";
 import { isoTime } from "./iso-time.js";
-import { copyParsed, sameJson } from "./json-data.js";
+import { jsonCopy, sameJson } from "./json-data.js";
 import type { AssistantMessage, Message, ToolCall, ToolMessage, Usage } from "./messages.js";
 
 /** The stored checkpoint format {@link encodeCheckpoint} writes; version 2 text reads too. */
@@ -238,7 +238,7 @@ function expand(stored: Json): Json {
     if (!("tool" in full)) full.tool = asked?.call.name;
     // A copy: the pending call's args and the transcript's must not be one object.
     if (!("args" in full) && asked !== undefined) {
-      full.args = copyParsed(asked.call.args);
+      full.args = jsonCopy(asked.call.args);
     }
     if (!("approval" in full)) full.approval = false;
     return { full, kept, asked };

@@ -42,7 +42,7 @@ export type { FollowOptions } from "./follow.js";
 export { DEFAULT_FOLLOW_POLL_MS, followRunEvents } from "./follow.js";
 export { randomId } from "./ids.js";
 export { isoTime } from "./iso-time.js";
-export { jsonText } from "./json-data.js";
+export { jsonCopy, jsonText } from "./json-data.js";
 export type {
   AssistantMessage,
   Message,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { copyParsed, jsonText, sameJson } from "./json-data.js";
+import { jsonCopy, jsonText, sameJson } from "./json-data.js";
 
 const texts = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -104,11 +104,11 @@ describe("sameJson", () => {
   });
 });
 
-describe("copyParsed", () => {
+describe("jsonCopy of a parsed value (the codec's use)", () => {
   it("gives what a JSON round trip gives for a parsed value, sharing nothing with it", () => {
     const text = '{"a":[1,{"b":null,"c":"x"},[]],"2":true,"1":{"d":-0.5}}';
     const value = JSON.parse(text) as { a: unknown[] };
-    const copy = copyParsed(value);
+    const copy = jsonCopy(value);
     expect(JSON.stringify(copy)).toBe(JSON.stringify(value));
     expect(copy).toEqual(value);
     expect(copy).not.toBe(value);
@@ -118,16 +118,16 @@ describe("copyParsed", () => {
 
   it("keeps a key named __proto__ as a key, not as the copy's prototype", () => {
     const value = JSON.parse('{"x":{"__proto__":{"polluted":true}}}') as { x: object };
-    const copy = copyParsed(value);
+    const copy = jsonCopy(value);
     expect(Object.getPrototypeOf(copy.x)).toBe(Object.prototype);
     expect(Object.keys(copy.x)).toEqual(["__proto__"]);
     expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
   });
 
   it("copies primitives and deep values", () => {
-    for (const value of [null, 1, "s", true]) expect(copyParsed(value)).toBe(value);
+    for (const value of [null, 1, "s", true]) expect(jsonCopy(value)).toBe(value);
     const deep = JSON.parse(`${"[".repeat(100)}1${"]".repeat(100)}`);
-    expect(JSON.stringify(copyParsed(deep))).toBe(JSON.stringify(deep));
+    expect(JSON.stringify(jsonCopy(deep))).toBe(JSON.stringify(deep));
   });
 });
 

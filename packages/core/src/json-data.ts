@@ -85,37 +85,69 @@ function isPlainObject(value: object): boolean {
   return proto === OBJECT_PROTO || proto === null;
 }
 
-/**
- * A copy of a value JSON.parse just made: what `JSON.parse(JSON.stringify(value))` gives for
- * it. Only for such a value (plain data, no cycles, nothing JSON would leave out); an own key
- * named `__proto__` (JSON.parse makes one) sends the value through JSON.
- */
-export function copyParsed<T>(value: T): T {
-  const copy = copyTree(value, 0);
-  return copy === NOT_COPIED ? (JSON.parse(JSON.stringify(value)) as T) : (copy as T);
+// A copy of JSON data with exactly what `JSON.parse(JSON.stringify(value))` gives, made without
+// the text in between: the memory store copies a checkpoint in on every write and out on every
+// read, and the codec copies a call's arguments; for plain data a direct copy costs about a
+// quarter of the JSON round trip. Anything a direct copy could get wrong (a toJSON, a class
+// instance, a key named `__proto__`, a value JSON cannot write, a cycle, more than 64 levels)
+// sends the whole value through JSON instead.
+
+/** Thrown inside the direct copy when a value needs JSON's own rules. */
+const NOT_PLAIN = Symbol("not plain");
+
+/** `JSON.parse(JSON.stringify(value))`, the same value and the same errors, made faster. */
+export function jsonCopy<T>(value: T): T {
+  if (realmChanged()) return JSON.parse(JSON.stringify(value)) as T;
+  try {
+    return direct(value, 0) as T;
+  } catch (thrown) {
+    if (thrown !== NOT_PLAIN) throw thrown;
+    return JSON.parse(JSON.stringify(value)) as T;
+  }
 }
 
-const NOT_COPIED = Symbol("not copied");
-
-function copyTree(value: unknown, depth: number): unknown {
-  if (typeof value !== "object" || value === null) return value;
-  if (depth >= MAX_DEPTH) return NOT_COPIED;
+function direct(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      // JSON writes NaN and the infinities as null, and -0 as 0.
+      if (!Number.isFinite(value)) throw NOT_PLAIN;
+      return value === 0 ? 0 : value;
+    case "object":
+      break;
+    default:
+      // undefined, functions, symbols, BigInt: JSON leaves them out, writes null, or throws.
+      // An own toJSON is a function, so an object that has one goes through JSON too.
+      throw NOT_PLAIN;
+  }
+  if (value === null) return null;
+  if (depth >= MAX_DEPTH) throw NOT_PLAIN;
   if (Array.isArray(value)) {
-    const out: unknown[] = new Array(value.length);
-    for (let i = 0; i < value.length; i++) {
-      const item = copyTree(value[i], depth + 1);
-      if (item === NOT_COPIED) return NOT_COPIED;
-      out[i] = item;
+    if (Object.getPrototypeOf(value) !== ARRAY_PROTO) throw NOT_PLAIN;
+    const length = value.length;
+    const out: unknown[] = new Array(length);
+    for (let i = 0; i < length; i++) {
+      // Read as JSON reads it; a hole or an undefined element (null in JSON) reads undefined.
+      const item: unknown = value[i];
+      if (item === undefined) throw NOT_PLAIN;
+      out[i] = direct(item, depth + 1);
     }
     return out;
   }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== OBJECT_PROTO && proto !== null) throw NOT_PLAIN;
+  const source = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    // Assigning it would set the copy's prototype instead of making a key.
-    if (key === "__proto__") return NOT_COPIED;
-    const item = copyTree((value as Record<string, unknown>)[key], depth + 1);
-    if (item === NOT_COPIED) return NOT_COPIED;
-    out[key] = item;
+  // for-in walks V8's cached key list without making an array per object. With the prototype
+  // checked above and the realm checked once (realmChanged), it sees only own enumerable keys,
+  // which are JSON's.
+  for (const key in source) {
+    if (key === "__proto__") throw NOT_PLAIN;
+    const item = source[key];
+    // JSON leaves out an undefined property; anything else that is not data goes through JSON.
+    if (item !== undefined) out[key] = direct(item, depth + 1);
   }
   return out;
 }

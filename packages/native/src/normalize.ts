@@ -1,4 +1,4 @@
-import { error, isToolResult, ok, type ToolResult } from "@toolnexus/core";
+import { error, isToolResult, jsonText, ok, type ToolResult } from "@toolnexus/core";
 
 /**
  * The return rules of a native `run`: a string is the output, a ToolResult passes through
@@ -7,10 +7,8 @@ import { error, isToolResult, ok, type ToolResult } from "@toolnexus/core";
 export function toToolResult(value: unknown): ToolResult {
   if (typeof value === "string") return ok(value);
   if (value === undefined || value === null) return ok("");
-  // What JSON.stringify writes for a number, without its call (a fixed cost of about a
-  // microsecond on Node 20, more than the rest of a small tool's round trip).
-  if (typeof value === "number") return ok(Number.isFinite(value) ? String(value) : "null");
-  if (typeof value === "boolean") return ok(value ? "true" : "false");
+  // JSON's text of a number or a boolean, without a JSON.stringify call (core's jsonText).
+  if (typeof value === "number" || typeof value === "boolean") return ok(jsonText(value));
   if (isToolResult(value)) return value;
   try {
     const json = JSON.stringify(value);

@@ -3,10 +3,10 @@ import {
   type AnswerReceipt,
   canonicalJson,
   checkActor,
+  jsonCopy,
   parseAnswer,
   SuspensionNotFoundError,
 } from "@toolnexus/core";
-import { jsonCopy } from "./json-copy.js";
 import { type MemoryState, newest, runState, toIso } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";
 

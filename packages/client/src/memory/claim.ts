@@ -1,7 +1,7 @@
 import type { Answer, CancelInfo, ClaimedRun, RunErrorInfo } from "@toolnexus/core";
+import { jsonCopy } from "@toolnexus/core";
 import { endCancelled } from "./cancel.js";
 import { checkLeaseMs, checkOwner } from "./checks.js";
-import { jsonCopy } from "./json-copy.js";
 import type { Retention } from "./retention.js";
 import { checkpointOf, type MemoryState, type RunRow, wakeMs } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";

@@ -4,11 +4,11 @@
 import {
   checkClaimDue,
   type DueTimer,
+  jsonCopy,
   type PendingCall,
   readdressed,
   storedTimers,
 } from "@toolnexus/core";
-import { jsonCopy } from "./json-copy.js";
 import { type MemoryState, type RequestRow, requestState, toIso } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";
 

@@ -6,7 +6,6 @@ import {
   type RecordedRunEvent,
   type RunEventType,
 } from "@toolnexus/core";
-import { dataJson } from "../json-text.js";
 import { checkLease } from "./checks.js";
 import type { Fence } from "./fence.js";
 import type { MemoryState, RunRow } from "./rows.js";
@@ -42,7 +41,7 @@ export function eventLog(): {
 
   return {
     record(run, type, data, json) {
-      push(run, type, json ?? dataJson(data));
+      push(run, type, json ?? dataText(data));
       if (!watchers.has(run.runId)) return;
       if (due.size === 0) queueMicrotask(wake);
       due.add(run.runId);
@@ -63,6 +62,21 @@ export function eventLog(): {
       };
     },
   };
+}
+
+// The store's own events mostly carry no data (started, cancelled): their text is "{}"
+// without a JSON.stringify call, which has a fixed cost on Node 20.
+/**
+ * `JSON.stringify(data)` for an event's or a row's data object, `"{}"` without the call when
+ * there is none or it has no key of its own.
+ */
+export function dataText(data: Record<string, unknown> | undefined): string {
+  if (data === undefined) return "{}";
+  for (const _ in data) return JSON.stringify(data);
+  // No key, but an own toJSON (not enumerable) or a class with one still decides the text.
+  return Object.getPrototypeOf(data) === Object.prototype && !("toJSON" in data)
+    ? "{}"
+    : JSON.stringify(data);
 }
 
 function push(run: RunRow, type: RunEventType, dataJson: string): void {

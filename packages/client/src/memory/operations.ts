@@ -1,10 +1,10 @@
 import {
   checkRunFilter,
+  jsonCopy,
   type RunErrorInfo,
   RunNotFoundError,
   type RunSummary,
 } from "@toolnexus/core";
-import { jsonCopy } from "./json-copy.js";
 import { type MemoryState, runState, toIso } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";
 

@@ -5,7 +5,7 @@ import type {
   RunInfo,
   SuspensionSummary,
 } from "@toolnexus/core";
-import { jsonCopy } from "./json-copy.js";
+import { jsonCopy } from "@toolnexus/core";
 import {
   checkpointOf,
   type MemoryState,

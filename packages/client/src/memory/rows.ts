@@ -8,12 +8,11 @@ import type {
   RunEventType,
   RunState,
 } from "@toolnexus/core";
-import { isoTime } from "@toolnexus/core";
-import { jsonCopy } from "./json-copy.js";
+import { isoTime, jsonCopy } from "@toolnexus/core";
 import type { Table } from "./table.js";
 
 // Like a database, the store shares no object with the run that wrote it or with whoever reads
-// it: data is kept as JSON text or as a private copy of JSON data (json-copy.ts), and copied or
+// it: data is kept as JSON text or as a private copy of JSON data (core's jsonCopy), and copied or
 // parsed on the way out. Requests and answers are private copies: a direct copy of such a small
 // object costs less than parsing its text at every read.
 
@@ -120,7 +119,7 @@ export function toIso(ms: number): string {
 
 // A checkpoint is kept as a private copy of its JSON data (the version 2 shape), not as text:
 // nothing here is written to disk or sent, and a direct copy in on a write and out on a read
-// (json-copy.ts) gives what a JSON round trip would, at about a third of its cost.
+// (core's jsonCopy) gives what a JSON round trip would, at about a third of its cost.
 
 /** The copy this store keeps of `checkpoint` (already validated). */
 export const keptCheckpoint = (checkpoint: Checkpoint): Checkpoint => jsonCopy(checkpoint);

@@ -5,6 +5,7 @@ import {
   CheckpointError,
   type FinishedResult,
   type HaltReceipt,
+  jsonCopy,
   type Lease,
   MAX_EVENT_DATA_CHARS,
   type RunErrorInfo,
@@ -15,7 +16,6 @@ import { checkCheckpoint, checkLease, checkLeaseMs, checkOwner, cut, errorJson }
 import { keepTimers } from "./due.js";
 import { capText } from "./events.js";
 import type { Fence, Lost } from "./fence.js";
-import { jsonCopy } from "./json-copy.js";
 import type { Retention } from "./retention.js";
 import { keptCheckpoint, type MemoryState, newRun, type RunRow } from "./rows.js";
 import type { MemoryRunStore } from "./store.js";

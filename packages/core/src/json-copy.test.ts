@@ -1,6 +1,6 @@
-import { sampleCheckpoint } from "@toolnexus/core/testing";
 import { describe, expect, it } from "vitest";
-import { jsonCopy } from "./json-copy.js";
+import { jsonCopy } from "./json-data.js";
+import { sampleCheckpoint } from "./testing/samples.js";
 
 /** What a JSON round trip gives: the reference the copy must match, value and errors. */
 const roundTrip = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
