@@ -7,6 +7,7 @@ import {
   type ToolContext,
   type ToolResult,
 } from "@toolnexus/core";
+import { headerSecrets, urlSecrets } from "./configured-secrets.js";
 import {
   checkOptions,
   DEFAULT_HTTP_TIMEOUT,
@@ -99,6 +100,8 @@ export function httpTool(options: HttpToolOptions): Tool {
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const headerTemplates = Object.entries(options.headers ?? {});
   const noBody = method === "GET" || method === "HEAD";
+  // Credentials written in the URL itself; the headers' are found per call, once expanded.
+  const templateSecrets = urlSecrets(options.url);
 
   function prepare(args: Record<string, unknown>): Prepared {
     // 1. URL placeholders: every occurrence filled, each argument then consumed.
@@ -121,10 +124,11 @@ export function httpTool(options: HttpToolOptions): Tool {
     const { url } = filled;
     const fullUrl = search === "" ? url : `${url}${url.includes("?") ? "&" : "?"}${search}`;
 
-    // 3. Headers, with ${VAR} expanded from the environment.
+    // 3. Headers, with ${VAR} expanded from the environment. Every expansion is a secret, and
+    // so are the literal credentials (configured-secrets.ts).
     const env = options.env ?? process.env;
     const headers: Record<string, string> = {};
-    const secrets: string[] = [];
+    const secrets: string[] = [...templateSecrets];
     for (const [header, value] of headerTemplates) {
       const expanded = value.replace(ENV_REF, (_whole, variable: string) => {
         const secret = Object.hasOwn(env, variable) ? env[variable] : undefined;
@@ -141,6 +145,7 @@ export function httpTool(options: HttpToolOptions): Tool {
         problems.push(`the header "${header}" has an invalid value (a NUL or line break)`);
       }
       headers[header] = expanded;
+      secrets.push(...headerSecrets(header, expanded));
     }
     if (problems.length > 0) return { problem: problems.join("; ") };
 

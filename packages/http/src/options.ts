@@ -28,7 +28,10 @@ export interface HttpToolOptions {
   /**
    * Request headers. `${VAR}` in a value is replaced by the environment variable `VAR` at each
    * call, so secrets stay out of code; expanded values are never logged, never appear in a
-   * result, and the headers are only ever sent to the URL's origin.
+   * result, and the headers are only ever sent to the URL's origin. Literal values are secrets
+   * too (the token after `Bearer `/`Basic `/`token `, else the whole value), except those of
+   * descriptive headers such as `Accept`, `Content-Type`, `User-Agent` or `*-Version` (see the
+   * README for the full rule).
    */
   headers?: Readonly<Record<string, string>>;
   /** Arguments sent in the query string instead of the body (GET and HEAD send all of them). */

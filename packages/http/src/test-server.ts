@@ -51,8 +51,11 @@ export interface TestServer {
  * answers a JSON document; `/redirect/<code>?to=<url>` redirects there; `/hops/<n>` redirects
  * to `/hops/<n-1>` down to `/hops/0`; `/big/<bytes>` (200) and `/big-error/<bytes>` (500) stream
  * that many bytes of `x` with backpressure; `/echo-headers` answers 200 with the request's
- * headers as JSON, `/echo-authorization` 200 with the Authorization header as is; anything else
- * answers 200 with a JSON echo of the request.
+ * headers as JSON, `/echo-authorization` 200 with the Authorization header as is;
+ * `/echo-escaped/<slash|unicode>/<code>` answers that status with the request's headers as JSON
+ * escaped like other encoders do (`/` as `\/`, or every character of a value as `\uXXXX`);
+ * `/echo-bare-token` answers 401 with the Authorization header's token, its scheme dropped;
+ * anything else answers 200 with a JSON echo of the request.
  */
 export async function startServer(): Promise<TestServer> {
   const requests: Recorded[] = [];
@@ -106,6 +109,14 @@ export async function startServer(): Promise<TestServer> {
         });
       } else if (path === "/echo-headers") {
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(req.headers));
+      } else if (/^\/echo-escaped\/(slash|unicode)\/\d{3}$/.test(path)) {
+        const [, , style, code] = path.split("/");
+        res
+          .writeHead(Number(code), { "content-type": "application/json" })
+          .end(style === "slash" ? slashEscaped(req.headers) : unicodeEscaped(req.headers));
+      } else if (path === "/echo-bare-token") {
+        const token = (req.headers.authorization ?? "").split(" ").slice(1).join(" ");
+        res.writeHead(401).end(`unknown token ${token}`);
       } else if (path === "/echo-authorization") {
         res.writeHead(200).end(`you sent: ${req.headers.authorization}`);
       } else if (path === "/slow") {
@@ -149,6 +160,24 @@ export async function startServer(): Promise<TestServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** JSON with `/` escaped as `\/`, as PHP's `json_encode` and several Java encoders write it. */
+function slashEscaped(headers: IncomingHttpHeaders): string {
+  return JSON.stringify(headers).replaceAll("/", "\\/");
+}
+
+/** JSON with every character of every value escaped as `\uXXXX` (valid, if unusual). */
+function unicodeEscaped(headers: IncomingHttpHeaders): string {
+  const uEscape = (text: string) =>
+    text
+      .split("")
+      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`)
+      .join("");
+  const members = Object.entries(headers).map(
+    ([name, value]) => `${JSON.stringify(name)}:"${uEscape(String(value))}"`,
+  );
+  return `{${members.join(",")}}`;
 }
 
 /** Streams `total` bytes of `x` in 64 KiB chunks, writing only as fast as the client reads. */
