@@ -5,6 +5,7 @@ import { stat } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import type { Tool, ToolContext, ToolResult } from "@toolnexus/core";
 import { error, ok } from "@toolnexus/core";
+import { inheritedEnv } from "./bash-env.js";
 import { isRefusal, Root } from "./confine.js";
 import {
   type Args,
@@ -39,7 +40,9 @@ function defaultShell(): string {
  * {@link CallProcesses}: on Linux found by a marker variable and parent pids whatever group or
  * session it moved to) gets SIGTERM, then SIGKILL after `killGraceMs`; processes the command
  * left behind are stopped the same way when it exits. The call ends then, even if an escaped
- * process still holds the output pipes.
+ * process still holds the output pipes. The command's environment is `env`, else only the
+ * host variables of `BASH_INHERITED_ENV` (no API keys); pass `env: process.env` to give it
+ * everything.
  */
 export function bashTool(options: BuiltinToolOptions = {}): Tool {
   const root = new Root(options.root, options);
@@ -85,7 +88,8 @@ export function bashTool(options: BuiltinToolOptions = {}): Tool {
           command,
           cwd,
           shell,
-          env: options.env ?? process.env,
+          // Read at each call, as process.env was; an explicit `env` is used exactly as given.
+          env: options.env ?? inheritedEnv(process.env),
           cap,
           graceMs,
           limit: new CallLimit(ctx, timeoutMs),

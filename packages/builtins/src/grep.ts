@@ -5,6 +5,7 @@ import { Root } from "./confine.js";
 import { type Args, defineBuiltin, messageOf, optionalString, requiredString } from "./define.js";
 import { looksBinary, MAX_WHOLE_FILE_BYTES, readWhole } from "./files.js";
 import { globMatcher } from "./glob-match.js";
+import { LineMatcher } from "./grep-matcher.js";
 import { limited } from "./limit.js";
 import { type BuiltinToolOptions, maxOutputBytes } from "./options.js";
 import { capText, truncationMarker } from "./output.js";
@@ -14,10 +15,18 @@ import { filesOf, searchLimit, searchStart, shownPath } from "./search.js";
 export const MAX_MATCH_LINE_CHARS = 2_000;
 
 /**
+ * grep's own budget when the context gives none: the regex runs in a worker thread that is
+ * terminated at the deadline, so even a pattern that backtracks for ever ends the call.
+ */
+export const DEFAULT_GREP_TIMEOUT_MS = 60_000;
+
+/**
  * `grep`: lines matching a JavaScript regular expression in the files under `path` (a folder
  * inside the root, or one file; default the root), optionally only files matching the `include`
  * glob. Output: `file:line:text` per match, at most `limit` (100) matches. Binary files and files
- * over 10 MiB are skipped.
+ * over 10 MiB are skipped. The regex runs in a worker thread stopped at the call's deadline
+ * ({@link DEFAULT_GREP_TIMEOUT_MS} when the context sets none) or cancel: a pattern that runs
+ * out of time is the error `grep: timed out after <ms>ms while matching the pattern…`.
  */
 export function grepTool(options: BuiltinToolOptions = {}): Tool {
   const root = new Root(options.root, options);
@@ -39,13 +48,12 @@ export function grepTool(options: BuiltinToolOptions = {}): Tool {
         additionalProperties: false,
       },
       run: (args: Args, ctx: ToolContext) =>
-        limited("grep", ctx, undefined, async (limit): Promise<ToolResult> => {
+        limited("grep", ctx, DEFAULT_GREP_TIMEOUT_MS, async (limit): Promise<ToolResult> => {
           const pattern = requiredString(args, "pattern");
           const include = optionalString(args, "include");
           const max = searchLimit(args);
-          let re: RegExp;
           try {
-            re = new RegExp(pattern);
+            RegExp(pattern); // a syntax check here; the matching runs in the worker thread
           } catch (thrown) {
             return error(`grep: invalid regex: ${messageOf(thrown)}`);
           }
@@ -54,29 +62,25 @@ export function grepTool(options: BuiltinToolOptions = {}): Tool {
           const included = include === undefined ? undefined : globMatcher(include);
           const matches: string[] = [];
           let skipped = 0;
-          search: for await (const file of filesOf(start, limit)) {
-            if (included !== undefined && !start.isFile && !included(file.rel)) continue;
-            const size = (await stat(file.full).catch(() => undefined))?.size;
-            if (size === undefined) continue;
-            if (size > MAX_WHOLE_FILE_BYTES) {
-              skipped++;
-              continue;
+          const matcher = new LineMatcher(pattern, MAX_MATCH_LINE_CHARS, limit);
+          try {
+            for await (const file of filesOf(start, limit)) {
+              if (included !== undefined && !start.isFile && !included(file.rel)) continue;
+              const size = (await stat(file.full).catch(() => undefined))?.size;
+              if (size === undefined) continue;
+              if (size > MAX_WHOLE_FILE_BYTES) {
+                skipped++;
+                continue;
+              }
+              const raw = await readWhole(root, file.full, limit.signal).catch(() => undefined);
+              if (raw === undefined || looksBinary(raw)) continue;
+              const shown = shownPath(start, file);
+              const found = await matcher.match(raw.toString("utf8"), max - matches.length);
+              for (const [line, text] of found) matches.push(`${shown}:${line}:${text}`);
+              if (matches.length >= max) break;
             }
-            const raw = await readWhole(root, file.full, limit.signal).catch(() => undefined);
-            if (raw === undefined || looksBinary(raw)) continue;
-            const lines = raw.toString("utf8").split("\n");
-            const shown = shownPath(start, file);
-            for (let i = 0; i < lines.length; i++) {
-              if (i % 1024 === 1023) limit.check();
-              const line = lines[i] as string;
-              if (!re.test(line)) continue;
-              const text =
-                line.length > MAX_MATCH_LINE_CHARS
-                  ? `${line.slice(0, MAX_MATCH_LINE_CHARS)}…`
-                  : line;
-              matches.push(`${shown}:${i + 1}:${text}`);
-              if (matches.length >= max) break search;
-            }
+          } finally {
+            matcher.close();
           }
           const metadata: Record<string, unknown> = { count: matches.length };
           if (skipped > 0) metadata.skippedLargeFiles = skipped;

@@ -1,10 +1,11 @@
 export { applyPatchTool } from "./apply-patch.js";
 export { bashTool, DEFAULT_BASH_TIMEOUT_MS } from "./bash.js";
+export { BASH_INHERITED_ENV } from "./bash-env.js";
 export { builtinEnabled, builtinsEnabled, builtinTools } from "./builtins.js";
 export { editTool } from "./edit.js";
 export { globTool } from "./glob.js";
 export { globToRegExp, matchGlob } from "./glob-match.js";
-export { grepTool } from "./grep.js";
+export { DEFAULT_GREP_TIMEOUT_MS, grepTool } from "./grep.js";
 export type {
   ApprovalRule,
   BuiltinName,

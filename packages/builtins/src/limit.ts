@@ -68,8 +68,18 @@ export class CallLimit {
   }
 }
 
-/** Thrown (and turned into `<tool>: timed out after …`) when a call is stopped. */
-export class StoppedError extends Error {}
+/**
+ * Thrown (and turned into `<tool>: timed out after …`) when a call is stopped. `detail` says
+ * what the time ran out on, when the tool knows (grep: the pattern); it follows a timeout.
+ */
+export class StoppedError extends Error {
+  readonly detail: string | undefined;
+
+  constructor(message: string, detail?: string) {
+    super(message);
+    this.detail = detail;
+  }
+}
 
 function reasonOf(signal: AbortSignal, ctx: ToolContext): StopReason {
   const reason: unknown = signal.reason;
@@ -97,19 +107,21 @@ export async function limited<T extends { output: string; isError: boolean }>(
     if (limit.stopped) return stoppedResult(name, limit);
     return result;
   } catch (thrown) {
-    if (limit.stopped) return stoppedResult(name, limit);
+    if (limit.stopped) return stoppedResult(name, limit, thrown);
     throw thrown;
   } finally {
     limit.dispose();
   }
 }
 
-function stoppedResult(name: string, limit: CallLimit) {
+function stoppedResult(name: string, limit: CallLimit, thrown?: unknown) {
+  const timedOut = limit.reason?.kind === "timeout";
+  const detail = timedOut && thrown instanceof StoppedError ? thrown.detail : undefined;
   return {
-    output: `${name}: ${limit.describe()}`,
+    output: `${name}: ${limit.describe()}${detail === undefined ? "" : ` ${detail}`}`,
     isError: true as const,
     metadata: {
-      timedOut: limit.reason?.kind === "timeout",
+      timedOut,
       cancelled: limit.reason?.kind === "cancelled",
     },
   };

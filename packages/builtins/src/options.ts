@@ -60,7 +60,13 @@ export interface BuiltinToolOptions {
   killGraceMs?: number;
   /** bash: the shell that runs the command with `-c` (default `/bin/bash`, else `/bin/sh`). */
   shell?: string;
-  /** bash: the command's environment (default `process.env`). */
+  /**
+   * bash: the command's environment, used exactly as given (plus `TOOLNEXUS_BASH_CALL`).
+   * Default: only the host variables of `BASH_INHERITED_ENV` (PATH, HOME, USER, locale, TERM,
+   * TMPDIR, TZ…), so API keys and tokens in `process.env` never reach the command, its output
+   * or the model. `env: process.env` gives the command the whole host environment;
+   * `{ ...process.env, X: "1" }` or `{ PATH: process.env.PATH, X: "1" }` anything between.
+   */
   env?: Record<string, string | undefined>;
   /** webfetch: the most bytes read from a response body (5 MiB); the rest is not downloaded. */
   maxFetchBytes?: number;

@@ -1,6 +1,8 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseSkillFile } from "./front-matter.js";
+import { effectiveMaxSkillBytes } from "./size-cap.js";
+import { readSkillFile } from "./skill-file.js";
 import { reasonText } from "./text.js";
 import type {
   Skill,
@@ -26,10 +28,18 @@ async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
-async function fromFile(file: string): Promise<Candidate> {
+async function fromFile(file: string, maxBytes: number): Promise<Candidate> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    const read = await readSkillFile(file, maxBytes);
+    if ("tooLarge" in read) {
+      return skip(
+        file,
+        "too-large",
+        `${file}: the file is ${read.tooLarge} bytes, over the ${maxBytes}-byte limit (maxSkillBytes); skill skipped`,
+      );
+    }
+    text = read.text;
   } catch (thrown) {
     return skip(file, "unreadable", `cannot read ${file}: ${reasonText(thrown)}`);
   }
@@ -50,7 +60,11 @@ async function fromFile(file: string): Promise<Candidate> {
   return { skill };
 }
 
-async function fromDir(root: string, signal: AbortSignal | undefined): Promise<Candidate[]> {
+async function fromDir(
+  root: string,
+  maxBytes: number,
+  signal: AbortSignal | undefined,
+): Promise<Candidate[]> {
   const dir = resolve(root);
   if (!(await isDirectory(dir))) {
     return [skip(dir, "dir-not-found", `skills dir not found: ${dir}`)];
@@ -58,7 +72,7 @@ async function fromDir(root: string, signal: AbortSignal | undefined): Promise<C
   const out: Candidate[] = [];
   for (const file of await findSkillFiles(dir, signal)) {
     signal?.throwIfAborted();
-    out.push(await fromFile(file));
+    out.push(await fromFile(file, maxBytes));
   }
   return out;
 }
@@ -93,9 +107,12 @@ function dirsOf(dirs: SkillSourceOptions["dirs"]): readonly string[] {
  */
 async function collect(options: SkillSourceOptions): Promise<Candidate[]> {
   const { signal } = options;
+  const maxBytes = effectiveMaxSkillBytes(options.maxSkillBytes, "listSkills");
   signal?.throwIfAborted();
   const candidates: Candidate[] = [];
-  for (const root of dirsOf(options.dirs)) candidates.push(...(await fromDir(root, signal)));
+  for (const root of dirsOf(options.dirs)) {
+    candidates.push(...(await fromDir(root, maxBytes, signal)));
+  }
   for (const def of options.skills ?? []) candidates.push(fromDef(def));
   if (options.provider !== undefined) {
     try {

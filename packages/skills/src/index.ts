@@ -3,6 +3,7 @@ export type { ParsedSkillFile } from "./front-matter.js";
 export { parseSkillFile } from "./front-matter.js";
 export type { SkillSource } from "./load.js";
 export { loadSkills, SkillsError } from "./load.js";
+export { DEFAULT_MAX_SKILL_BYTES } from "./size-cap.js";
 export { skillsPrompt, skillTool } from "./skill-tool.js";
 export {
   DEFAULT_SAMPLE_LIMIT,

@@ -1,5 +1,6 @@
 import type { Tool } from "@toolnexus/core";
 import { discover, sourceOptions } from "./discover.js";
+import { effectiveMaxSkillBytes } from "./size-cap.js";
 import { effectiveSampleLimit, skillsPrompt, skillTool } from "./skill-tool.js";
 import type { LoadSkillsOptions, Skill, SkillSkip } from "./types.js";
 
@@ -58,7 +59,8 @@ function applyFilter(
  * content. When two skills share a name the first found wins. Problems never stop the load:
  * a missing folder, a SKILL.md without a name or with broken YAML, an unreadable file and a
  * duplicate name are each skipped with a warning (`onWarning`), or, with `strict: true`, all
- * reported at once in a {@link SkillsError}.
+ * reported at once in a {@link SkillsError}. A SKILL.md over `maxSkillBytes` (1 MiB) is skipped
+ * unread (`too-large`), and the tool's output is cut to the same cap.
  *
  * A bare string or array is shorthand for `{ dirs }`.
  */
@@ -67,7 +69,9 @@ export async function loadSkills(
 ): Promise<SkillSource> {
   const options = sourceOptions(input) as LoadSkillsOptions;
   const limit = options.sampleLimit;
-  effectiveSampleLimit(limit, "loadSkills"); // fail on a bad limit before touching the disk
+  // Fail on a bad option before touching the disk.
+  effectiveSampleLimit(limit, "loadSkills");
+  const maxSkillBytes = effectiveMaxSkillBytes(options.maxSkillBytes, "loadSkills");
   const warn = options.onWarning ?? defaultWarning;
   const inventory = await discover(options);
   if (options.strict === true && inventory.skipped.length > 0) {
@@ -75,6 +79,9 @@ export async function loadSkills(
   }
   for (const problem of inventory.skipped) warn(problem.message);
   const skills = applyFilter(inventory.skills, options.filter, warn);
-  const tool = skillTool(skills, limit === undefined ? {} : { sampleLimit: limit });
+  const tool = skillTool(skills, {
+    ...(limit === undefined ? {} : { sampleLimit: limit }),
+    maxSkillBytes,
+  });
   return { skills, skipped: inventory.skipped, tool, prompt: skillsPrompt(skills) };
 }

@@ -1,6 +1,8 @@
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 import { error, ok, type Tool, type ToolContext, type ToolResult } from "@toolnexus/core";
+import { type Rendered, renderCapped } from "./render.js";
+import { effectiveMaxSkillBytes } from "./size-cap.js";
 import {
   compareBytes,
   DEFAULT_SAMPLE_LIMIT,
@@ -30,41 +32,22 @@ function byName(skills: Iterable<Skill>): Map<string, Skill> {
   return map;
 }
 
-/** The `<skill_content>` block, line for line as the contract writes it. */
-function render(skill: Skill, base: string, files: readonly string[] | undefined): string {
-  const lines = [
-    `<skill_content name="${skill.name}">`,
-    `# Skill: ${skill.name}`,
-    "",
-    skill.content.trim(),
-    "",
-    `Base directory for this skill: ${base}`,
-    "Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.",
-  ];
-  if (files !== undefined) {
-    lines.push(
-      "Note: file list is sampled.",
-      "",
-      "<skill_files>",
-      files.map((file) => `<file>${file}</file>`).join("\n"),
-      "</skill_files>",
-    );
-  }
-  lines.push("</skill_content>");
-  return lines.join("\n");
-}
-
-async function load(skill: Skill, limit: number, signal: AbortSignal | undefined) {
+async function load(
+  skill: Skill,
+  limit: number,
+  maxBytes: number,
+  signal: AbortSignal | undefined,
+): Promise<Rendered & { dir: string }> {
   if (skill.origin === "data") {
     const base = skill.base ?? `skill://${skill.name}/`;
     const resources = skill.resources ?? [];
     // A data skill without resources is instructions only: no file list at all.
     const files = limit === -1 || resources.length === 0 ? undefined : resources.slice(0, limit);
-    return { output: render(skill, base, files), dir: base };
+    return { ...renderCapped(skill, base, files, maxBytes), dir: base };
   }
   const dir = dirname(skill.location);
   const files = limit === -1 ? undefined : await sampleSkillFiles(dir, limit, signal);
-  return { output: render(skill, pathToFileURL(dir).href, files), dir };
+  return { ...renderCapped(skill, pathToFileURL(dir).href, files, maxBytes), dir };
 }
 
 /**
@@ -74,10 +57,12 @@ async function load(skill: Skill, limit: number, signal: AbortSignal | undefined
  * `Skill "x" not found. Available skills: a, b` (or `none`).
  *
  * Folder skills sample their folder when called (up to `sampleLimit`, default 10); the call
- * stops with an error result when `ctx.signal` aborts.
+ * stops with an error result when `ctx.signal` aborts. The output is at most `maxSkillBytes`
+ * (1 MiB): longer content is cut, with a line saying so, and metadata `truncated: true`.
  */
 export function skillTool(skills: Iterable<Skill>, options: SkillToolOptions = {}): Tool {
   const limit = effectiveSampleLimit(options.sampleLimit, "skillTool");
+  const maxBytes = effectiveMaxSkillBytes(options.maxSkillBytes, "skillTool");
   const known = byName(skills);
   const available = [...known.keys()].sort(compareBytes).join(", ") || "none";
   return {
@@ -100,9 +85,11 @@ export function skillTool(skills: Iterable<Skill>, options: SkillToolOptions = {
       const signal = ctx?.signal;
       try {
         signal?.throwIfAborted();
-        const { output, dir } = await load(skill, limit, signal);
+        const { output, dir, contentBytes } = await load(skill, limit, maxBytes, signal);
         signal?.throwIfAborted();
-        return ok(output, { name: skill.name, dir });
+        const metadata: Record<string, unknown> = { name: skill.name, dir };
+        if (contentBytes !== undefined) Object.assign(metadata, { truncated: true, contentBytes });
+        return ok(output, metadata);
       } catch (thrown) {
         if (signal?.aborted) {
           return error(`Skill "${name}" was not loaded: ${reasonText(signal.reason)}`);

@@ -32,14 +32,16 @@ export interface SkillDef {
 
 /**
  * Why a candidate did not become a skill. The first four are the contract's; `dir-not-found`
- * is this port's addition, for a skills folder that does not exist.
+ * (a skills folder that does not exist) and `too-large` (a SKILL.md over `maxSkillBytes`, left
+ * unread) are this port's additions.
  */
 export type SkillSkipReason =
   | "missing-name"
   | "malformed-frontmatter"
   | "duplicate-name"
   | "unreadable"
-  | "dir-not-found";
+  | "dir-not-found"
+  | "too-large";
 
 /** A SKILL.md (or folder, or data skill) that was left out, and why. */
 export interface SkillSkip {
@@ -69,6 +71,12 @@ export interface SkillSourceOptions {
   provider?: () => readonly SkillDef[] | Promise<readonly SkillDef[]>;
   /** Stops discovery; the returned promise rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * The largest SKILL.md read, in bytes (default 1 MiB, `DEFAULT_MAX_SKILL_BYTES`). A larger
+   * one is skipped as `too-large` without being read. With {@link loadSkills} it is also the
+   * `skill` tool's output cap (see {@link SkillToolOptions.maxSkillBytes}).
+   */
+  maxSkillBytes?: number;
 }
 
 /** Options of {@link loadSkills}. */
@@ -94,4 +102,9 @@ export interface LoadSkillsOptions extends SkillSourceOptions {
 export interface SkillToolOptions {
   /** The `<skill_files>` cap: 0 or absent = 10, n > 0 = n, -1 = no list. */
   sampleLimit?: number;
+  /**
+   * The largest `skill` result, in UTF-8 bytes (default 1 MiB, `DEFAULT_MAX_SKILL_BYTES`). A
+   * skill whose block would be longer has its content cut to fit, with a line saying so.
+   */
+  maxSkillBytes?: number;
 }
