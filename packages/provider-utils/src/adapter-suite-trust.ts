@@ -1,11 +1,12 @@
 // The trust scenarios of the adapter suite: what a hostile or broken provider can make the
-// adapter do with the key (echo it in any error field, redirect it elsewhere) and with memory
-// (huge error bodies, huge events). Split from adapter-suite.ts to keep one concept per file.
+// adapter do with the key (echo it in any error field, under any JSON spelling, redirect it
+// elsewhere); what it can make it hold in memory is in adapter-suite-limits.ts. Split from
+// adapter-suite.ts to keep one concept per file.
 import { inspect } from "node:util";
 import type { Model, ModelRequest, ModelStreamPart } from "@toolnexus/core";
+import { limitScenarios } from "./adapter-suite-limits.js";
 import { BaseUrlCredentialsError, ProviderError } from "./errors.js";
 import type { FetchFunction } from "./http.js";
-import { DEFAULT_MAX_EVENT_BYTES } from "./limits.js";
 import {
   type MockReply,
   type MockServer,
@@ -170,6 +171,48 @@ export function trustScenarios(vitest: Vitest, ctx: TrustContext): void {
         expect(inspect(error)).toContain("[redacted]");
       });
     }
+
+    it("a key cut in two by maxErrorBodyBytes leaves no part of it", async () => {
+      const server = await serve(() => ({ status: 400, text: `${"e".repeat(90)}${ctx.apiKey}` }));
+      const error = await failure(() =>
+        ctx
+          .model({ baseUrl: server.url, retries: 0, maxErrorBodyBytes: 100 })
+          .generate(ctx.request),
+      );
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(leaksOf(error, [ctx.apiKey.slice(0, 8)])).toEqual([]);
+    });
+
+    // A body of no known shape (nothing to take a message from) is shown as a snippet: the key
+    // must not survive in it under any JSON spelling (a `\/`-style escape is the provider
+    // tests' own, the kit key has no `/`).
+    const spellings: Record<string, string> = {
+      "every character \\u-escaped, upper-case hex": [...key]
+        .map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0").toUpperCase()}`)
+        .join(""),
+      "escaped again inside a JSON string": JSON.stringify(jsonEscape(key)).slice(1, -1),
+    };
+    for (const [how, spelled] of Object.entries(spellings)) {
+      it(`in an error body of no known shape (${how})`, async () => {
+        for (const body of [
+          `{"received_key":"${spelled}"}`,
+          `{"error":{"type":"invalid_request_error","param":"key ${spelled}"}}`,
+        ]) {
+          const server = await serve(() => ({
+            status: 400,
+            headers: { "content-type": "application/json" },
+            text: body,
+          }));
+          for (const call of calls(ctx.model({ baseUrl: server.url, retries: 0 }))) {
+            const error = await failure(call);
+            expect(error).toMatchObject({ code: "provider_http", status: 400 });
+            // Neither the key nor its spelling (whose tail reads the same in any rendering).
+            expect(leaksOf(error, [...secrets, spelled.slice(-24)])).toEqual([]);
+            expect((error as ProviderError).providerMessage).toContain("[redacted]");
+          }
+        }
+      });
+    }
   });
 
   describe("redirects", () => {
@@ -272,92 +315,7 @@ export function trustScenarios(vitest: Vitest, ctx: TrustContext): void {
     });
   });
 
-  describe("size caps", () => {
-    const CHUNK = new Uint8Array(64 * 1024).fill(0x78); // 64 KiB of "x"
-
-    it("a 1 MB error body gives a short error", async () => {
-      const server = await serve(() => ({
-        status: 400,
-        json: ctx.errorReport.http(400, { ...report400, message: "m".repeat(1_000_000) }),
-      }));
-      for (const call of calls(ctx.model({ baseUrl: server.url, retries: 0 }))) {
-        const error = await failure(call);
-        expect(error).toMatchObject({ code: "provider_http", status: 400 });
-        expect((error as Error).message.length).toBeLessThan(2_200);
-        expect(String((error as ProviderError).providerMessage).length).toBeLessThan(2_200);
-      }
-    });
-
-    it("an endless error body is read only up to maxErrorBodyBytes (default 64 KiB)", async () => {
-      const server = await serve(() => ({
-        status: 500,
-        headers: { "content-type": "application/json" },
-        chunks: ['{"error":{"message":"', ...Array<Uint8Array>(512).fill(CHUNK)],
-        chunkDelayMs: 0,
-      }));
-      const error = await failure(() =>
-        ctx.model({ baseUrl: server.url, retries: 0 }).generate(ctx.request),
-      );
-      expect(error).toMatchObject({ code: "provider_http", status: 500 });
-      // 32 MiB offered; what the client took is the cap plus socket buffers.
-      await vi.waitFor(() => expect(server.sent[0]).toBeGreaterThan(0));
-      expect(server.sent[0]).toBeLessThan(16 * 1024 * 1024);
-    }, 60_000);
-
-    it("a key cut in two by maxErrorBodyBytes leaves no part of it", async () => {
-      const server = await serve(() => ({ status: 400, text: `${"e".repeat(90)}${ctx.apiKey}` }));
-      const error = await failure(() =>
-        ctx
-          .model({ baseUrl: server.url, retries: 0, maxErrorBodyBytes: 100 })
-          .generate(ctx.request),
-      );
-      expect(error).toBeInstanceOf(ProviderError);
-      expect(leaksOf(error, [ctx.apiKey.slice(0, 8)])).toEqual([]);
-    });
-
-    it("one streamed event past maxEventBytes stops the stream with provider_limit", async () => {
-      const server = await serve(() => ({
-        chunks: ["data: ", ...Array<Uint8Array>(1024).fill(CHUNK)],
-        chunkDelayMs: 0,
-      }));
-      const m = ctx.model({ baseUrl: server.url, retries: 2, maxEventBytes: 256 * 1024 });
-      if (m.stream === undefined) return;
-      const error = await failure(() => drain(m.stream!(ctx.request)));
-      expect(error).toMatchObject({ code: "provider_limit", retryable: false });
-      expect((error as Error).message).toContain("maxEventBytes (262144 bytes)");
-      expect(server.requests).toHaveLength(1);
-      // 64 MiB offered: reading stopped near the cap.
-      expect(server.sent[0]).toBeLessThan(16 * 1024 * 1024);
-    }, 60_000);
-
-    it("the default event cap is 16 MiB", async () => {
-      const server = await serve(() => ({
-        chunks: ["data: ", ...Array<Uint8Array>(384).fill(CHUNK)],
-        chunkDelayMs: 0,
-      }));
-      const m = ctx.model({ baseUrl: server.url, retries: 0 });
-      if (m.stream === undefined) return;
-      const error = await failure(() => drain(m.stream!(ctx.request)));
-      expect(error).toMatchObject({ code: "provider_limit" });
-      expect((error as Error).message).toContain(`(${DEFAULT_MAX_EVENT_BYTES} bytes)`);
-    }, 60_000);
-
-    it("an answer past maxResponseBytes is provider_limit, not read whole", async () => {
-      const server = await serve(() => ({
-        headers: { "content-type": "application/json" },
-        chunks: ['{"id":"', ...Array<Uint8Array>(64).fill(CHUNK)],
-        chunkDelayMs: 0,
-      }));
-      const error = await failure(() =>
-        ctx
-          .model({ baseUrl: server.url, retries: 2, maxResponseBytes: 128 * 1024 })
-          .generate(ctx.request),
-      );
-      expect(error).toMatchObject({ code: "provider_limit", retryable: false });
-      expect((error as Error).message).toContain("maxResponseBytes (131072 bytes)");
-      expect(server.requests).toHaveLength(1);
-    });
-  });
+  limitScenarios(vitest, ctx, { serve, calls, failure, drain });
 
   it("the model says which provider it talks to (gen_ai.provider.name)", () => {
     const provider = ctx.model({ baseUrl: "http://127.0.0.1:9", retries: 0 }).provider;
@@ -365,10 +323,3 @@ export function trustScenarios(vitest: Vitest, ctx: TrustContext): void {
     expect(provider).not.toBe("");
   });
 }
-
-const report400: KitErrorReport = {
-  status: 400,
-  message: "",
-  type: "invalid_request_error",
-  code: "invalid_value",
-};

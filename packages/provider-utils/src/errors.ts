@@ -9,8 +9,8 @@ import { clip, redact, redactCause } from "./redact.js";
  * - `"provider_stream"`: the provider reported an error inside a stream, or the stream ended early;
  * - `"provider_redirect"`: the server redirected to another origin (refused, so no credential
  *   reaches it) or redirected too many times;
- * - `"provider_limit"`: one streamed event or a whole response is larger than its cap
- *   (`maxEventBytes`, `maxResponseBytes`); reading stopped there.
+ * - `"provider_limit"`: one streamed event or a whole response, streamed or not, is larger than
+ *   its cap (`maxEventBytes`, `maxResponseBytes`); reading stopped there.
  */
 export type ProviderErrorCode =
   | "provider_http"

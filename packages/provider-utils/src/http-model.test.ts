@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { adapterSuite, type KitTurn, kitOptions } from "./adapter-suite.js";
 import type { KitErrorReport } from "./adapter-suite-trust.js";
 import { ProviderError } from "./errors.js";
-import { asRecord, type FetchFunction } from "./http.js";
+import type { FetchFunction } from "./http.js";
 import {
   coalesceDeltas,
   defineHttpModel,
@@ -21,7 +21,7 @@ import {
   type StreamMapper,
 } from "./http-model.js";
 import { type MockServer, sseEvent, startMockServer } from "./mock-server.js";
-import { malformedResponse, type ParseContext } from "./parse.js";
+import { asRecord, malformedResponse, type ParseContext } from "./parse.js";
 import { joinUrl } from "./url.js";
 
 /** The toy API's answer and its events. */

@@ -56,8 +56,10 @@ export interface HttpModelOptions {
    */
   maxEventBytes?: number;
   /**
-   * The largest non-streamed answer, in bytes: a larger one is a `ProviderError` of code
-   * `"provider_limit"`, without reading it whole. Default 64 MiB.
+   * The largest answer, in bytes: a non-streamed body, or a streamed one counted over all its
+   * events (every byte of the stream). A larger one is a `ProviderError` of code
+   * `"provider_limit"`, without reading it whole; a stream has yielded its parts up to there.
+   * Default 64 MiB.
    */
   maxResponseBytes?: number;
   /** Extra body keys merged into every request; they win over most of the adapter's own. */

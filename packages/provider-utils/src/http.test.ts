@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { errorDetails } from "./error-body.js";
 import { MissingApiKeyError, ProviderError } from "./errors.js";
 import {
-  errorDetails,
   type HttpSettings,
   parseEventData,
   postForStream,

@@ -1,4 +1,5 @@
 import { abortReason, raceAbort, sleep, throwIfAborted } from "./abort.js";
+import { errorDetails, snippet } from "./error-body.js";
 import { ProviderError } from "./errors.js";
 import {
   DEFAULT_MAX_ERROR_BODY_BYTES,
@@ -9,7 +10,12 @@ import {
 import { redact, redactCut } from "./redact.js";
 import { fetchSameOrigin } from "./redirect.js";
 import { backoffDelay, DEFAULT_MAX_RETRY_DELAY_MS, RETRY_STATUSES, retryHints } from "./retry.js";
-import { readSSEBatches, type SSEEvent, SSEEventTooLargeError } from "./sse.js";
+import {
+  readSSEBatches,
+  type SSEEvent,
+  SSEEventTooLargeError,
+  SSEStreamTooLargeError,
+} from "./sse.js";
 
 /**
  * The `fetch` an adapter calls. `globalThis.fetch` fits, and so does any wrapper (a proxy
@@ -50,8 +56,9 @@ export interface HttpSettings {
    */
   maxEventBytes?: number | undefined;
   /**
-   * The largest non-streamed 2xx response, in bytes; a larger one is a `"provider_limit"`
-   * error and reading stops there. Default {@link DEFAULT_MAX_RESPONSE_BYTES} (64 MiB).
+   * The largest 2xx response, in bytes: a non-streamed body, or every byte of a stream read by
+   * {@link streamEvents} in all. A larger one is a `"provider_limit"` error and reading stops
+   * there. Default {@link DEFAULT_MAX_RESPONSE_BYTES} (64 MiB).
    */
   maxResponseBytes?: number | undefined;
   /** Same-origin redirects followed per request; default 5. Other origins are always refused. */
@@ -109,7 +116,8 @@ export async function postForStream(
 /**
  * The Server-Sent Events of a streamed response. A connection that breaks mid-stream becomes a
  * {@link ProviderError} with code `"provider_network"`; an abort rejects with the signal's
- * reason. Breaking out of the loop cancels the response body.
+ * reason. One event past `maxEventBytes`, or the stream past `maxResponseBytes` in all, is a
+ * `"provider_limit"` error and the body is cancelled. Breaking out of the loop cancels it too.
  */
 export async function* streamEvents(
   response: Response,
@@ -121,7 +129,7 @@ export async function* streamEvents(
 
 /** What {@link streamEvents} needs of a call's settings. */
 export type StreamEventSettings = Pick<HttpSettings, "provider"> &
-  Partial<Pick<HttpSettings, "secrets" | "maxEventBytes">>;
+  Partial<Pick<HttpSettings, "secrets" | "maxEventBytes" | "maxResponseBytes">>;
 
 /**
  * {@link streamEvents}, as the batches of events each chunk of the body completed (see
@@ -135,14 +143,23 @@ export async function* streamEventBatches(
   if (response.body === null) return;
   const { provider, secrets = [] } = settings;
   const maxEventBytes = settings.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  // The whole answer is capped as a non-streamed one is: many small events add up the same.
+  const maxStreamBytes = settings.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   try {
-    yield* readSSEBatches(response.body, { signal, maxEventBytes });
+    yield* readSSEBatches(response.body, { signal, maxEventBytes, maxStreamBytes });
   } catch (thrown) {
     if (signal?.aborted) throw abortReason(signal);
     if (thrown instanceof SSEEventTooLargeError) {
       throw new ProviderError(
         "provider_limit",
         `${provider}: a streamed event is larger than maxEventBytes (${maxEventBytes} bytes); the stream was stopped there. Raise maxEventBytes if such events are expected`,
+        { provider, status: response.status, secrets },
+      );
+    }
+    if (thrown instanceof SSEStreamTooLargeError) {
+      throw new ProviderError(
+        "provider_limit",
+        `${provider}: the streamed response is larger than maxResponseBytes (${maxStreamBytes} bytes); the stream was stopped there. Raise maxResponseBytes if such answers are expected`,
         { provider, status: response.status, secrets },
       );
     }
@@ -298,47 +315,6 @@ function parseJson(text: string, response: Response, settings: HttpSettings): un
 }
 
 /**
- * Pulls the human-readable message, the type and the code out of a provider's error body.
- * Understands `{ error: { message, type, code } }` (OpenAI, Anthropic, vLLM, OpenRouter; `type`
- * falls back to `code` when there is none), `{ error: "..." }` (Ollama, llama.cpp), `{ message }`
- * and `{ detail }`; anything else is returned as a short text snippet. Pass the `secrets`: they
- * are redacted from the whole body before any of it is cut to a snippet.
- */
-export function errorDetails(
-  body: string,
-  secrets: readonly string[] = [],
-): { message?: string; type?: string; code?: string } {
-  const text = redact(body, secrets);
-  if (text.trim() === "") return {};
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { message: snippet(text) };
-  }
-  const record = asRecord(json);
-  if (record === undefined) return { message: snippet(text) };
-  const inner = asRecord(record.error);
-  // Parsed strings are redacted again: a JSON escape (`\u0073k-...`) hid them from the first pass.
-  const clean = (value: unknown) => {
-    const text = stringOf(value);
-    return text === undefined ? undefined : redact(text, secrets);
-  };
-  if (inner !== undefined) {
-    const out: { message?: string; type?: string; code?: string } = {};
-    const message = clean(inner.message);
-    const code = clean(inner.code);
-    const type = clean(inner.type) ?? code;
-    if (message !== undefined) out.message = message;
-    if (type !== undefined) out.type = type;
-    if (code !== undefined) out.code = code;
-    return out.message === undefined ? { ...out, message: snippet(text) } : out;
-  }
-  const message = clean(record.error) ?? clean(record.message) ?? clean(record.detail);
-  return { message: message ?? snippet(text) };
-}
-
-/**
  * Parses the JSON data of one streamed event. Malformed data is a {@link ProviderError} with
  * code `"provider_response"` that quotes the start of the data (never a secret).
  */
@@ -356,24 +332,6 @@ export function parseEventData(
       { provider: settings.provider, secrets: settings.secrets },
     );
   }
-}
-
-/** The value as a plain object, or `undefined` when it is not one. For reading untyped JSON. */
-export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
-
-function stringOf(value: unknown): string | undefined {
-  if (typeof value === "string" && value !== "") return value;
-  if (typeof value === "number") return String(value);
-  return undefined;
-}
-
-function snippet(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
 }
 
 function describe(thrown: unknown): string {

@@ -1,6 +1,7 @@
 export { abortReason, raceAbort, sleep, throwIfAborted } from "./abort.js";
 export type { ApiKeySources } from "./api-key.js";
 export { resolveApiKey } from "./api-key.js";
+export { errorDetails } from "./error-body.js";
 export type { ProviderErrorCode, ProviderErrorInit } from "./errors.js";
 export {
   BaseUrlCredentialsError,
@@ -12,8 +13,6 @@ export {
 export { mergeHeaders, userAgent } from "./headers.js";
 export type { FetchFunction, HttpSettings, PostRequest } from "./http.js";
 export {
-  asRecord,
-  errorDetails,
   parseEventData,
   postForStream,
   postJson,
@@ -36,7 +35,7 @@ export {
   readCapped,
 } from "./limits.js";
 export type { ParseContext } from "./parse.js";
-export { malformedResponse } from "./parse.js";
+export { asRecord, malformedResponse } from "./parse.js";
 export {
   clip,
   credentialValues,
@@ -62,7 +61,7 @@ export {
   retryOptions,
 } from "./retry.js";
 export type { SSEEvent } from "./sse.js";
-export { readSSE, SSEEventTooLargeError, SSEParser } from "./sse.js";
+export { readSSE, SSEEventTooLargeError, SSEParser, SSEStreamTooLargeError } from "./sse.js";
 export {
   checkBaseUrl,
   isLoopbackUrl,

@@ -4,7 +4,7 @@ import { raceAbort } from "./abort.js";
 export const DEFAULT_MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** The largest single Server-Sent Event accepted (16 MiB); a larger one stops the stream. */
 export const DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
-/** The largest non-streamed 2xx response accepted (64 MiB); a larger one is refused. */
+/** The largest 2xx response accepted (64 MiB), streamed or not; a larger one is refused. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** The size caps an adapter reads provider answers with, in bytes. */

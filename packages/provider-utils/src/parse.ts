@@ -18,3 +18,10 @@ export function malformedResponse(context: ParseContext, problem: string): Provi
     provider: context.provider,
   });
 }
+
+/** The value as a plain object, or `undefined` when it is not one. For reading untyped JSON. */
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}

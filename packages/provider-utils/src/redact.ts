@@ -1,3 +1,5 @@
+import { escapedSecretSpans, secretStartAtEnd } from "./escaped-secrets.js";
+
 /** What a secret is replaced with by {@link redact}. */
 export const REDACTED = "[redacted]";
 
@@ -14,30 +16,45 @@ const CREDENTIAL_HEADERS = new Set([
 /**
  * Replaces every occurrence of each secret in `text` with `[redacted]`. Use it on anything that
  * may echo a request back (error bodies, stream payloads) before it reaches a message or a log.
- * Also hides the bare token of a `Bearer <token>` secret. Secrets shorter than 4 characters are
- * ignored, so a one-letter key cannot shred every message.
+ * Also hides the bare token of a `Bearer <token>` secret, and a secret written with JSON escapes
+ * (`\u0073k-...`, `sk-a\/b`, escaped twice for JSON inside a JSON string). Secrets shorter than
+ * 4 characters are ignored, so a one-letter key cannot shred every message.
  */
 export function redact(text: string, secrets: readonly string[]): string {
+  const all = expandSecrets(secrets);
   let out = text;
-  for (const secret of expandSecrets(secrets)) {
+  for (const secret of all) {
     out = out.split(secret).join(REDACTED);
   }
-  return out;
+  // Only text with a backslash can hold an escaped spelling: the common case stops here.
+  if (!out.includes("\\") || all.length === 0) return out;
+  return replaceSpans(out, escapedSecretSpans(out, all));
 }
 
 /**
  * Like {@link redact}, for text that was cut off at its end (a body read up to a size cap): a
  * secret straddling the cut left only its start, which `redact` cannot recognise, so a tail that
- * is the start of a secret is redacted too.
+ * is the start of a secret is redacted too. The longest such start over all secrets is the one
+ * cut (a short secret may match more of the tail than a long one), escaped spellings included.
  */
 export function redactCut(text: string, secrets: readonly string[]): string {
   const out = redact(text, secrets);
-  for (const secret of expandSecrets(secrets)) {
-    for (let n = Math.min(secret.length - 1, out.length); n > 0; n--) {
-      if (out.endsWith(secret.slice(0, n))) return `${out.slice(0, out.length - n)}${REDACTED}`;
-    }
+  const at = secretStartAtEnd(out, expandSecrets(secrets));
+  return at === -1 ? out : `${out.slice(0, at)}${REDACTED}`;
+}
+
+/** `text` with each span (overlapping ones merged) replaced by `[redacted]`. */
+function replaceSpans(text: string, spans: [number, number][]): string {
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = "";
+  let from = 0;
+  for (const [start, end] of spans) {
+    if (end <= from) continue;
+    out += start >= from ? `${text.slice(from, start)}${REDACTED}` : "";
+    from = end;
   }
-  return out;
+  return `${out}${text.slice(from)}`;
 }
 
 /** `text` cut to `max` characters (an ellipsis marks the cut). Redact before you clip. */

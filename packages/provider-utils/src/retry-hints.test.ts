@@ -1,8 +1,9 @@
 // Retry hints, error codes and redaction on error responses shaped as OpenAI and Anthropic send
 // them (see the adapters' __fixtures__/errors.json for the documented shapes).
 import { afterEach, describe, expect, it } from "vitest";
+import { errorDetails } from "./error-body.js";
 import { ProviderError } from "./errors.js";
-import { errorDetails, type HttpSettings, postJson } from "./http.js";
+import { type HttpSettings, postJson } from "./http.js";
 import { parseRetryAfterMs, retryHints } from "./retry.js";
 import { type MockReply, type MockServer, mockServerPerTest } from "./testing.js";
 

@@ -67,10 +67,27 @@ export class SSEEventTooLargeError extends Error {
   }
 }
 
+/**
+ * Thrown by {@link readSSE} when the whole stream grows past `maxStreamBytes` (every byte of the
+ * body, framing and comments included), however small each event is. Reading stopped there and
+ * the body was cancelled.
+ */
+export class SSEStreamTooLargeError extends Error {
+  /** The cap that was passed, in bytes. */
+  readonly maxStreamBytes: number;
+  constructor(maxStreamBytes: number) {
+    super(`a stream is larger than ${maxStreamBytes} bytes`);
+    this.name = "SSEStreamTooLargeError";
+    this.maxStreamBytes = maxStreamBytes;
+  }
+}
+
 /** Options of {@link readSSE} and {@link readSSEBatches}. */
 export interface ReadSSEOptions {
   signal?: AbortSignal | undefined;
   maxEventBytes?: number | undefined;
+  /** The most bytes read from the body in all; past it, an {@link SSEStreamTooLargeError}. */
+  maxStreamBytes?: number | undefined;
 }
 
 /**
@@ -79,7 +96,9 @@ export interface ReadSSEOptions {
  * arrives whole. Stopping the iteration early, or aborting `signal`, cancels the body; an abort
  * rejects with the signal's reason even if the body never answers again. With `maxEventBytes`,
  * an event that grows past it is an {@link SSEEventTooLargeError} and the body is cancelled, so
- * a never-ending event is never held in memory whole.
+ * a never-ending event is never held in memory whole. With `maxStreamBytes`, a body that grows
+ * past it in all is an {@link SSEStreamTooLargeError}, the body cancelled the same way, so
+ * endless small events cannot pile up either.
  */
 export async function* readSSE(
   body: ReadableStream<Uint8Array>,
@@ -97,16 +116,22 @@ export async function* readSSEBatches(
   body: ReadableStream<Uint8Array>,
   options: ReadSSEOptions = {},
 ): AsyncGenerator<SSEEvent[]> {
-  const { signal, maxEventBytes } = options;
+  const { signal, maxEventBytes, maxStreamBytes } = options;
   const reader = body.getReader();
   const decoder = new TextDecoder("utf-8");
   const parser = new SSEParser();
   let finished = false;
   const meter = maxEventBytes === undefined ? undefined : new EventSizeMeter();
+  let total = 0;
   try {
     for (;;) {
       const { done, value } = await raceAbort(reader.read(), signal);
       if (done) break;
+      // Counted before parsing too: a chunk past the cap yields none of its events.
+      total += value.byteLength;
+      if (maxStreamBytes !== undefined && total > maxStreamBytes) {
+        throw new SSEStreamTooLargeError(maxStreamBytes);
+      }
       // Measured before the parser sees the chunk, so it never holds an event past the cap.
       if (meter !== undefined && maxEventBytes !== undefined && meter.add(value) > maxEventBytes) {
         throw new SSEEventTooLargeError(maxEventBytes);
