@@ -4,6 +4,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import type { CallState } from "./call-state.js";
 import type { McpServerSpec } from "./config.js";
+import type { McpLimits } from "./limits.js";
 import type { Scrubber } from "./scrub.js";
 import type { LoadMcpOptions, McpRoot, McpServerStatus } from "./types.js";
 
@@ -17,6 +18,8 @@ export interface ServerConnection {
   readonly options: LoadMcpOptions;
   /** Every configured secret value, scrubbed from everything the server says. */
   readonly scrub: Scrubber;
+  /** The load's size limits (a call's output is cut at `maxOutputChars`). */
+  readonly limits: McpLimits;
   readonly status: McpServerStatus;
   readonly client: Client | undefined;
   /** Calls in flight, newest last: a push-style question belongs to one of them. */

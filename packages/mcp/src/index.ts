@@ -9,7 +9,12 @@ export {
   mcpToolName,
   parseMcpConfig,
 } from "./config.js";
-export { McpConfigError } from "./errors.js";
+export { McpConfigError, type McpResponseLimit, McpResponseTooLargeError } from "./errors.js";
+export {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_MAX_OUTPUT_CHARS,
+  DEFAULT_MAX_STREAM_BYTES,
+} from "./limits.js";
 export {
   type LoadMcpOptions,
   loadMcp,

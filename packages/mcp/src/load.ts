@@ -1,5 +1,6 @@
 // Connecting to the MCP servers of a config and offering their tools.
 import { parseMcpConfig, readConfig } from "./config.js";
+import { limitsOf } from "./limits.js";
 import { checkServerNames, checkToolNames } from "./names.js";
 import { Scrubber } from "./scrub.js";
 import { Server } from "./server.js";
@@ -37,15 +38,17 @@ export async function loadMcp(
 ): Promise<McpToolset> {
   const { signal } = options;
   signal?.throwIfAborted();
+  const limits = limitsOf(options);
   const specs = parseMcpConfig(
     readConfig(config) as Record<string, unknown>,
     options.env ?? process.env,
   );
   // One scrubber for all: a secret of one server is kept out of what any server says.
-  const scrub = new Scrubber(
-    specs.flatMap((spec) => (spec.kind === "local" || spec.kind === "remote" ? spec.secrets : [])),
+  const secrets = specs.flatMap((spec) =>
+    spec.kind === "local" || spec.kind === "remote" ? spec.secrets : [],
   );
-  const servers = specs.map((spec) => new Server(spec, options, scrub));
+  const scrub = new Scrubber(secrets);
+  const servers = specs.map((spec) => new Server(spec, options, scrub, limits, secrets));
   checkServerNames(servers);
   // Every start settles (an abort ends each at once) before loadMcp answers, so after a
   // rejection no server is still starting, and none starts later.

@@ -1,6 +1,8 @@
 // Data in and out of MCP: a tools/call result as a ToolResult, an elicitation as a Request, an
 // Answer as an elicitation result.
 import type { Answer, Request, ToolResult } from "@toolnexus/core";
+import { DEFAULT_MAX_OUTPUT_CHARS } from "./limits.js";
+import { capOutput } from "./output-cap.js";
 import { resultParts } from "./result-parts.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -23,10 +25,16 @@ export interface McpCallResult {
  * When the content has images or embedded resources, `parts` carries the text, images and
  * resources in order for models that take them (see result-parts.ts; `metadata.partsDropped`
  * counts blocks left out).
+ *
+ * The output is at most `maxChars` characters (default 1 000 000): a longer one is cut with a
+ * note saying so and `metadata.truncated` is true; `structuredContent` whose JSON is longer is
+ * not kept in `metadata` either. Scrub the result before, not after: a cut through a secret
+ * leaves a fragment no scrubber recognises.
  */
 export function toToolResult(
   result: McpCallResult,
   extra: Record<string, unknown> = {},
+  maxChars: number = DEFAULT_MAX_OUTPUT_CHARS,
 ): ToolResult {
   const texts: string[] = [];
   const images: unknown[] = [];
@@ -54,16 +62,23 @@ export function toToolResult(
   if (dropped > 0) metadata.partsDropped = dropped;
   const withParts = (out: ToolResult): ToolResult =>
     parts === undefined ? out : { ...out, parts };
-  if (result.isError === true) return withParts({ output: text, isError: true, metadata });
-  if (result.structuredContent !== undefined && result.structuredContent !== null) {
-    metadata.structuredContent = result.structuredContent;
-    return withParts({
-      output: JSON.stringify(result.structuredContent),
-      isError: false,
-      metadata,
-    });
+  if (result.isError === true) {
+    return withParts({ output: capped(text, maxChars, metadata), isError: true, metadata });
   }
-  return withParts({ output: text, isError: false, metadata });
+  if (result.structuredContent !== undefined && result.structuredContent !== null) {
+    const json = JSON.stringify(result.structuredContent);
+    const output = capped(json, maxChars, metadata);
+    if (output === json) metadata.structuredContent = result.structuredContent;
+    return withParts({ output, isError: false, metadata });
+  }
+  return withParts({ output: capped(text, maxChars, metadata), isError: false, metadata });
+}
+
+/** `text` within `maxChars`; when it was cut, `metadata.truncated` says so. */
+function capped(text: string, maxChars: number, metadata: Record<string, unknown>): string {
+  const out = capOutput(text, maxChars);
+  if (out.cut) metadata.truncated = true;
+  return out.text;
 }
 
 /** An elicitation as the server sent it (form or URL mode). */

@@ -12,6 +12,7 @@ import { error, type ToolContext, type ToolResult } from "@toolnexus/core";
 import { CallState, isTimeout } from "./call-state.js";
 import { isObject, messageOf, type ServerConnection as Server } from "./connection.js";
 import { type Elicitation, type McpCallResult, toToolResult } from "./mapping.js";
+import { capOutput } from "./output-cap.js";
 import type { Replayed } from "./state.js";
 import { META_KEY, taskOf } from "./task-intercept.js";
 import { type McpTask, parseTask } from "./task-wire.js";
@@ -84,7 +85,9 @@ export async function send(
     const legacy = taskOf((result as { _meta?: Record<string, unknown> })._meta?.[META_KEY]);
     if (legacy !== undefined) return { task: parseTask(scrub.deep(legacy)) };
     // Everything the server says is scrubbed, not only its errors: any text may echo a secret.
-    return { result: scrub.deep(toToolResult(result as McpCallResult, meta)) };
+    // Scrubbed before the output is cut too: a cut through a secret would leave a fragment.
+    const scrubbed = scrub.deep(result as McpCallResult);
+    return { result: scrub.deep(toToolResult(scrubbed, meta, server.limits.maxOutputChars)) };
   } catch (thrown) {
     if (call.suspendWith !== undefined) return halted();
     if (call.timedOut !== undefined) {
@@ -113,12 +116,9 @@ export async function send(
         .map((e) => scrub.deep({ ...(e as Elicitation), mode: "url" }));
       if (links.length > 0) return { urlRequired: links };
     }
-    return {
-      result: error(
-        scrub.text(`MCP server ${server.name}: ${tool} failed: ${messageOf(thrown)}`),
-        meta,
-      ),
-    };
+    // A JSON-RPC error's message is the server's text too, as long as it likes: cut like output.
+    const why = scrub.text(`MCP server ${server.name}: ${tool} failed: ${messageOf(thrown)}`);
+    return { result: error(capOutput(why, server.limits.maxOutputChars).text, meta) };
   } finally {
     call.end();
     server.calls.splice(server.calls.indexOf(call), 1);

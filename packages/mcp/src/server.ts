@@ -6,16 +6,22 @@ import { bounded } from "./call-state.js";
 import { makeClient } from "./capabilities.js";
 import type { McpServerSpec } from "./config.js";
 import { type ActiveSpec, messageOf, type ServerConnection } from "./connection.js";
+import type { McpLimits } from "./limits.js";
 import { TokenScrubber } from "./oauth/scrub.js";
 import { type AuthSession, authSession } from "./oauth/session.js";
+import { head } from "./output-cap.js";
 import type { McpServerFingerprint } from "./pinning.js";
 import { checkPins } from "./pinning-policy.js";
 import { negotiatedProtocol, probeKilled } from "./probe.js";
 import type { Scrubber } from "./scrub.js";
+import { StderrTail } from "./stderr-tail.js";
 import { interceptTasks } from "./task-intercept.js";
 import { keptTools, type ListedTool, offeredTools } from "./tools.js";
 import { openTransport } from "./transport.js";
 import type { LoadMcpOptions, McpRoot, McpServerInfo, McpServerStatus } from "./types.js";
+
+/** The longest error message a failure reason quotes (a remote server's may be megabytes). */
+const REASON_MESSAGE_CHARS = 2000;
 
 /** One configured server: its spec, its state, its client and its tools. */
 export class Server implements ServerConnection {
@@ -29,7 +35,7 @@ export class Server implements ServerConnection {
   /** Calls in flight, newest last: a push-style question belongs to one of them. */
   readonly calls: CallState[] = [];
   private transport: Transport | undefined;
-  private stderrTail = "";
+  private readonly stderr: StderrTail;
   /** Set by `close()`: nothing starts after it. */
   private closed = false;
   /** How many server processes this server started (a stdio server: 1, or 2 if the probe killed it). */
@@ -47,6 +53,10 @@ export class Server implements ServerConnection {
     readonly options: LoadMcpOptions,
     /** Every configured secret value, scrubbed from everything any server says. */
     readonly scrub: Scrubber,
+    /** The load's limits (limits.ts), validated. */
+    readonly limits: McpLimits,
+    /** The values `scrub` removes, so that a cut of stderr can redact a fragment of one. */
+    secrets: readonly string[],
   ) {
     if (spec.kind === "disabled") this.status = "disabled";
     if (spec.kind === "invalid") this.reason = spec.reason;
@@ -57,6 +67,7 @@ export class Server implements ServerConnection {
     // What this server says is also scrubbed of the tokens it was given.
     const provider = this.auth?.provider;
     if (provider !== undefined) this.scrub = new TokenScrubber(scrub, () => provider.liveTokens());
+    this.stderr = new StderrTail(this.scrub, secrets);
   }
 
   get name(): string {
@@ -140,10 +151,14 @@ export class Server implements ServerConnection {
   fail(why: unknown): void {
     this.status = "failed";
     this.tools = [];
-    const tail = this.stderrTail.trim().split("\n").slice(-3).join(" | ");
-    this.reason = this.scrub.text(
-      `${messageOf(why)}${tail === "" ? "" : ` (stderr: ${tail.slice(-300)})`}`,
-    );
+    // Scrubbed before it is cut, so a cut never leaves part of a secret (the stderr tail too).
+    const message = this.scrub.text(messageOf(why));
+    const cut =
+      message.length <= REASON_MESSAGE_CHARS
+        ? message
+        : `${head(message, REASON_MESSAGE_CHARS)}… [cut: ${message.length} characters]`;
+    const tail = this.stderr.summary();
+    this.reason = `${cut}${tail === "" ? "" : ` (stderr: ${tail})`}`;
   }
 
   private async connect(
@@ -154,12 +169,12 @@ export class Server implements ServerConnection {
     if (this.closed) throw new Error("the server was stopped before it started");
     const client = makeClient(this, protocol);
     this.client = client;
+    this.stderr.seal();
     const transport = openTransport(
       spec,
       this.options,
-      (text) => {
-        this.stderrTail = (this.stderrTail + text).slice(-2000);
-      },
+      this.limits,
+      (text) => this.stderr.push(text),
       this.auth,
     );
     this.transport = transport;

@@ -28,6 +28,8 @@ export interface StdioParams {
   env: Record<string, string>;
   cwd?: string;
   stderr: "pipe" | "inherit";
+  /** The longest line (one message) read from stdout; a longer one closes the transport. */
+  maxMessageBytes?: number;
 }
 
 /** Transports whose processes are still running: killed if the host exits without `close()`. */
@@ -51,7 +53,7 @@ export class StdioTransport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
-  private readonly buffer = new ReadBuffer();
+  private readonly buffer: ReadBuffer;
   private readonly stderrStream: PassThrough | null;
   /** Descendants seen while the server ran, so they are found after it exits too. */
   private readonly tree = new Map<number, ProcessRef>();
@@ -62,6 +64,9 @@ export class StdioTransport {
   private ended = false;
 
   constructor(private readonly params: StdioParams) {
+    this.buffer = new ReadBuffer(
+      params.maxMessageBytes === undefined ? undefined : { maxBufferSize: params.maxMessageBytes },
+    );
     this.stderrStream = params.stderr === "pipe" ? new PassThrough() : null;
   }
 

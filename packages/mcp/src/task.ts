@@ -8,6 +8,7 @@ import type { ActiveSpec, ServerConnection as Server } from "./connection.js";
 import { messageOf } from "./connection.js";
 import { answerInputRequests } from "./input-required.js";
 import { combinedRequest, toElicitResults, toToolResult } from "./mapping.js";
+import { capOutput } from "./output-cap.js";
 import { type McpState, STATE_VERSION } from "./state.js";
 import {
   cancelTask,
@@ -96,7 +97,9 @@ function finished(call: Call, task: McpTask): ToolResult {
   const meta = metaOf(call, task.taskId);
   const { scrub, name } = call.server;
   if (task.status === "completed") {
-    return scrub.deep(toToolResult(task.result ?? {}, meta));
+    // Scrubbed before the output is cut too: a cut through a secret would leave a fragment.
+    const result = scrub.deep(task.result ?? {});
+    return scrub.deep(toToolResult(result, meta, call.server.limits.maxOutputChars));
   }
   if (task.status === "cancelled") {
     return error(`MCP server ${name}: the task of ${call.tool} was cancelled`, {
@@ -105,7 +108,8 @@ function finished(call: Call, task: McpTask): ToolResult {
     });
   }
   const why = task.error?.message ?? task.statusMessage ?? "no reason given";
-  return error(scrub.text(`MCP server ${name}: the task of ${call.tool} failed: ${why}`), meta);
+  const text = scrub.text(`MCP server ${name}: the task of ${call.tool} failed: ${why}`);
+  return error(capOutput(text, call.server.limits.maxOutputChars).text, meta);
 }
 
 /** Cancels the task on the server (best effort) and says why the call ended. */

@@ -1,5 +1,6 @@
 // The public shapes of loadMcp: its options, a server's state, the toolset it returns.
 import type { Answer, Request, RunStore, Tool, ToolCall } from "@toolnexus/core";
+import type { McpResponseTooLargeError } from "./errors.js";
 import type { McpOAuthOptions } from "./oauth/types.js";
 import type { McpServerFingerprint } from "./pinning.js";
 import type { McpPinOptions } from "./pinning-policy.js";
@@ -94,6 +95,26 @@ export interface LoadMcpOptions {
    * would call the tool again). Raise it for hosts without a watcher.
    */
   taskWaitMs?: number;
+  /**
+   * The largest single message a server may send, in bytes: a stdio line, a remote server's JSON
+   * response body, one event of its SSE stream. A larger one is not read on: the request it
+   * answers fails with {@link McpResponseTooLargeError} (on stdio the connection closes, as the
+   * rest of the stream cannot be trusted). A remote error response's body (a status other than
+   * 2xx) is only quoted, cut at 64 KiB. Default 10 MiB (10 485 760, the MCP SDK's stdio limit).
+   */
+  maxMessageBytes?: number;
+  /**
+   * The most bytes one SSE response stream of a remote server may carry in all (a call's
+   * progress notifications and its result): past it the stream is stopped and the request fails
+   * with {@link McpResponseTooLargeError}. Default 64 MiB (67 108 864).
+   */
+  maxStreamBytes?: number;
+  /**
+   * The longest output of one call, in characters: text parts joined, or `structuredContent` as
+   * JSON. A longer one is cut with a note (`[cut: …]`) and `metadata.truncated: true`. Default
+   * 1 000 000.
+   */
+  maxOutputChars?: number;
 }
 
 /** One server's state, with the reason when it failed. */
