@@ -132,6 +132,12 @@ export type {
 } from "./run-result.js";
 export { MIN_SECRET_LENGTH, Scrubber } from "./scrub.js";
 export {
+  replaceSecrets,
+  secretSpans,
+  secretStartAtEnd,
+  type TextSpan,
+} from "./secret-spans.js";
+export {
   canonicalJson,
   checkId,
   checkLease,

@@ -1,19 +1,22 @@
 // Keeping known secret values out of text that leaves a process: an MCP server echoes the header
 // values it received (@toolnexus/mcp), and a served tool's error may quote the keys it used
 // (@toolnexus/mcp-server). Shared here so both scrub the same way.
+import { replaceSecrets } from "./secret-spans.js";
 
 /** Shorter values are not treated as secrets: scrubbing "1" or "/tmp" would mangle output. */
 export const MIN_SECRET_LENGTH = 4;
 
-/** Replaces every configured secret value with `***` in text, or in every string of a value. */
+/**
+ * Replaces every configured secret value with `***` in text, or in every string of a value, as
+ * written or JSON-escaped (a server may echo a value inside JSON of its own; see secretSpans).
+ */
 export class Scrubber {
   private readonly secrets: string[];
 
   constructor(secrets: Iterable<string>) {
     const unique = new Set<string>();
     for (const secret of secrets) if (secret.length >= MIN_SECRET_LENGTH) unique.add(secret);
-    // Longest first, so a secret that contains another is replaced whole.
-    this.secrets = [...unique].sort((a, b) => b.length - a.length);
+    this.secrets = [...unique];
   }
 
   get empty(): boolean {
@@ -21,11 +24,7 @@ export class Scrubber {
   }
 
   text(text: string): string {
-    let out = text;
-    for (const secret of this.secrets) {
-      if (out.includes(secret)) out = out.split(secret).join("***");
-    }
-    return out;
+    return this.secrets.length === 0 ? text : replaceSecrets(text, this.secrets, "***");
   }
 
   /** A copy of `value` with every string (object keys included) scrubbed; other values kept. */
@@ -50,12 +49,7 @@ export class Scrubber {
   }
 
   private asJson(value: unknown): unknown {
-    let json = JSON.stringify(value);
-    for (const secret of this.secrets) {
-      for (const form of new Set([secret, JSON.stringify(secret).slice(1, -1)])) {
-        json = json.split(form).join("***");
-      }
-    }
-    return JSON.parse(json);
+    // Spans cover whole escapes, so what is left is still JSON.
+    return JSON.parse(this.text(JSON.stringify(value)));
   }
 }

@@ -1,4 +1,4 @@
-import { escapedSecretSpans, secretStartAtEnd } from "./escaped-secrets.js";
+import { replaceSecrets, secretStartAtEnd } from "@toolnexus/core";
 
 /** What a secret is replaced with by {@link redact}. */
 export const REDACTED = "[redacted]";
@@ -21,14 +21,7 @@ const CREDENTIAL_HEADERS = new Set([
  * 4 characters are ignored, so a one-letter key cannot shred every message.
  */
 export function redact(text: string, secrets: readonly string[]): string {
-  const all = expandSecrets(secrets);
-  let out = text;
-  for (const secret of all) {
-    out = out.split(secret).join(REDACTED);
-  }
-  // Only text with a backslash can hold an escaped spelling: the common case stops here.
-  if (!out.includes("\\") || all.length === 0) return out;
-  return replaceSpans(out, escapedSecretSpans(out, all));
+  return replaceSecrets(text, expandSecrets(secrets), REDACTED);
 }
 
 /**
@@ -38,23 +31,10 @@ export function redact(text: string, secrets: readonly string[]): string {
  * cut (a short secret may match more of the tail than a long one), escaped spellings included.
  */
 export function redactCut(text: string, secrets: readonly string[]): string {
-  const out = redact(text, secrets);
-  const at = secretStartAtEnd(out, expandSecrets(secrets));
+  const all = expandSecrets(secrets);
+  const out = replaceSecrets(text, all, REDACTED);
+  const at = secretStartAtEnd(out, all);
   return at === -1 ? out : `${out.slice(0, at)}${REDACTED}`;
-}
-
-/** `text` with each span (overlapping ones merged) replaced by `[redacted]`. */
-function replaceSpans(text: string, spans: [number, number][]): string {
-  if (spans.length === 0) return text;
-  spans.sort((a, b) => a[0] - b[0]);
-  let out = "";
-  let from = 0;
-  for (const [start, end] of spans) {
-    if (end <= from) continue;
-    out += start >= from ? `${text.slice(from, start)}${REDACTED}` : "";
-    from = end;
-  }
-  return `${out}${text.slice(from)}`;
 }
 
 /** `text` cut to `max` characters (an ellipsis marks the cut). Redact before you clip. */
@@ -94,8 +74,7 @@ function expandSecrets(secrets: readonly string[]): string[] {
     const bearer = /^(?:bearer|basic|token)\s+(.+)$/i.exec(trimmed)?.[1]?.trim();
     if (bearer !== undefined && bearer.length >= 4) all.add(bearer);
   }
-  // Longest first, so a secret that contains another is replaced whole.
-  return [...all].sort((a, b) => b.length - a.length);
+  return [...all];
 }
 
 /**

@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { replaceSecrets, secretSpans, secretStartAtEnd } from "./secret-spans.js";
+
+const KEY = "sk-test-Ab/Cd+EfGh1234567890";
+/** `text` with every character a `\uXXXX` escape. */
+const allEscaped = (text: string) =>
+  text.replace(/[^]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+/** The same with upper-case hex digits. */
+const allEscapedUpper = (text: string) => allEscaped(text).toUpperCase().replaceAll("\\U", "\\u");
+
+describe("secretSpans", () => {
+  const spellings: Record<string, string> = {
+    "as written": KEY,
+    "first character \\u-escaped": `\\u0073${KEY.slice(1)}`,
+    "slash escaped (PHP, Java)": KEY.replace("/", "\\/"),
+    "every character escaped": allEscaped(KEY),
+    "every character escaped, upper-case hex": allEscapedUpper(KEY),
+    "escaped twice (JSON inside a JSON string)": `\\\\u0073${KEY.slice(1).replace("/", "\\\\\\/")}`,
+    "escaped three times": `\\\\\\\\u0073${KEY.slice(1)}`,
+  };
+  for (const [how, spelled] of Object.entries(spellings)) {
+    it(`finds a secret ${how}, the whole spelling and nothing else`, () => {
+      const body = `{"param":"key ${spelled}","next":"kept"}`;
+      const start = body.indexOf(spelled);
+      expect(secretSpans(body, [KEY])).toEqual([[start, start + spelled.length]]);
+      expect(replaceSecrets(body, [KEY], "***")).toBe('{"param":"key ***","next":"kept"}');
+    });
+  }
+
+  it("maps a span back over escapes of other characters before it", () => {
+    const text = `\\u00e9\\n\\"${KEY.replace("/", "\\/")}\\"`;
+    expect(secretSpans(text, [KEY])).toEqual([[10, 10 + KEY.length + 1]]);
+  });
+
+  it("finds nothing in backslashes that spell no secret, and replaces nothing", () => {
+    const text = String.raw`C:\temp\new {"a":"\u0041\/\n"} trailing \ `;
+    expect(secretSpans(text, [KEY])).toEqual([]);
+    expect(replaceSecrets(text, [KEY], "***")).toBe(text);
+  });
+
+  it("merges overlapping secrets so that no fragment is left; touching ones stay apart", () => {
+    const secrets = ["abcdef", "defghi", "zzzz"];
+    expect(replaceSecrets("xabcdefghiy", secrets, "*")).toBe("x*y");
+    expect(replaceSecrets("zzzzzzzz", secrets, "*")).toBe("*");
+    expect(replaceSecrets("abcdef abcdef", secrets, "*")).toBe("* *");
+    expect(replaceSecrets("abcdefdefghi", secrets, "*")).toBe("**");
+    // One as written, the other escaped, sharing "def".
+    expect(secretSpans("[abcd\\u0065fghi]", secrets)).toEqual([[1, 15]]);
+  });
+
+  it("ignores an empty secret", () => {
+    expect(secretSpans("text \\/", ["", "text"])).toEqual([[0, 4]]);
+  });
+});
+
+describe("secretStartAtEnd", () => {
+  it("finds the longest start over all secrets, not the first secret's", () => {
+    const longest = "r-starts-the-longest-secret-of-all";
+    const long = "cr-starts-a-long-secret";
+    const short = "short-secret";
+    // longest matches "r", long matches "cr", short matches "short-secr".
+    expect(secretStartAtEnd("text short-secr", [longest, long, short])).toBe(5);
+  });
+
+  it("finds a start written with escapes, even one cut inside an escape", () => {
+    const escaped = KEY.replace("/", "\\/");
+    for (const n of [3, 11, 12, 14, 20]) {
+      expect(secretStartAtEnd(`key ${escaped.slice(0, n)}`, [KEY])).toBe(4);
+    }
+    // Cut inside a `\u` escape: `\`, `\u`, `\u0`, `\u00`, `\u002`, in either case.
+    for (const n of [1, 2, 3, 4, 5]) {
+      expect(secretStartAtEnd(`key sk-test-Ab${"\\u002f".slice(0, n)}`, [KEY])).toBe(4);
+      expect(secretStartAtEnd(`key sk-test-Ab${"\\u002F".slice(0, n)}`, [KEY])).toBe(4);
+    }
+    expect(secretStartAtEnd(`key ${allEscaped(KEY).slice(0, 40)}`, [KEY])).toBe(4);
+    // A cut escape alone may be a secret's first character; escaped twice too.
+    expect(secretStartAtEnd('{"k":"\\u00', [KEY])).toBe(6);
+    expect(secretStartAtEnd('{"k":"\\\\u00', [KEY])).toBe(6);
+  });
+
+  it("is -1 when the end starts no secret", () => {
+    expect(secretStartAtEnd("body ends here", [KEY, "tok_9a8b7c6ds"])).toBe(-1);
+    expect(secretStartAtEnd(`whole ${KEY}`, [KEY])).toBe(-1);
+    // Cut inside the escape of a character no secret starts with (`\u00e9`, "é").
+    expect(secretStartAtEnd("caf\\u00e", [KEY])).toBe(-1);
+    expect(secretStartAtEnd("", [KEY, ""])).toBe(-1);
+  });
+});

@@ -1,0 +1,121 @@
+// Where known secret values stand in a text that may echo them: as written, or JSON-escaped by
+// a server that put them in JSON of its own. One finder for every package that redacts (MCP
+// results, HTTP tool bodies, model providers' error bodies), each with its own marker.
+import { type UnescapedView, unescapedTexts, unescapedViews } from "./json-escapes.js";
+
+/** A part of a text: from `start` up to (not including) `end`. */
+export type TextSpan = [start: number, end: number];
+
+/** Adds to `spans` every place of `secret` in `view.text`, as positions in the original. */
+function addMatches(spans: TextSpan[], view: UnescapedView, secret: string): void {
+  const { text, starts } = view;
+  for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
+    spans.push([starts[at]!, starts[at + secret.length]!]);
+  }
+}
+
+/**
+ * Where each of `secrets` stands in `text`, as written or JSON-escaped (`\/`, `\u0073` with hex
+ * in either case, escaped again for JSON inside a JSON string, up to 3 levels): spans sorted by
+ * start, overlapping ones merged, so replacing each leaves no fragment of any secret. Empty
+ * secrets are ignored; a minimum length is the caller's to apply. Text without a backslash is
+ * only searched as written, one `indexOf` pass per secret.
+ */
+export function secretSpans(text: string, secrets: readonly string[]): TextSpan[] {
+  const spans: TextSpan[] = [];
+  for (const secret of secrets) {
+    for (let at = secret === "" ? -1 : text.indexOf(secret); at !== -1; ) {
+      spans.push([at, at + secret.length]);
+      at = text.indexOf(secret, at + 1);
+    }
+  }
+  // Only text with a backslash can spell a secret escaped: the common case stops here. Where
+  // characters came from is worked out only when an unescaped reading holds a secret (rarely).
+  if (secrets.length > 0 && text.includes("\\") && holdsAny(unescapedTexts(text), secrets)) {
+    for (const view of unescapedViews(text)) {
+      for (const secret of secrets) if (secret !== "") addMatches(spans, view, secret);
+    }
+  }
+  return merged(spans);
+}
+
+/** True when one of `texts` holds one of `secrets`. */
+function holdsAny(texts: readonly string[], secrets: readonly string[]): boolean {
+  return texts.some((text) => secrets.some((secret) => secret !== "" && text.includes(secret)));
+}
+
+/** `spans` sorted, with overlapping ones made one (spans that only touch stay apart). */
+function merged(spans: TextSpan[]): TextSpan[] {
+  if (spans.length < 2) return spans;
+  spans.sort((a, b) => a[0] - b[0]);
+  const out: TextSpan[] = [spans[0]!];
+  for (const span of spans.slice(1)) {
+    const last = out[out.length - 1]!;
+    if (span[0] < last[1]) last[1] = Math.max(last[1], span[1]);
+    else out.push(span);
+  }
+  return out;
+}
+
+/**
+ * `text` with every place of `secrets` found by {@link secretSpans} replaced by `marker`;
+ * `text` itself when there is none.
+ */
+export function replaceSecrets(text: string, secrets: readonly string[], marker: string): string {
+  const spans = secretSpans(text, secrets);
+  if (spans.length === 0) return text;
+  let out = "";
+  let from = 0;
+  for (const [start, end] of spans) {
+    out += text.slice(from, start) + marker;
+    from = end;
+  }
+  return out + text.slice(from);
+}
+
+/**
+ * For a text that was cut off at its end (a body read up to a cap): where a secret's beginning
+ * stands at the very end, as written or JSON-escaped, or -1. Of several, the one that starts
+ * earliest (a short secret may match more of the end than a long one). An escape the cut fell
+ * inside (`\`, `\u00`) counts as a secret's next character when it could be one. A whole secret
+ * does not count: {@link secretSpans} finds those.
+ */
+export function secretStartAtEnd(text: string, secrets: readonly string[]): number {
+  let earliest = -1;
+  const asWritten = { text, starts: undefined };
+  const views = text.includes("\\") ? unescapedViews(text) : [];
+  for (const view of [asWritten, ...views]) {
+    const at = (n: number) =>
+      view.starts === undefined ? text.length - n : view.starts[view.text.length - n]!;
+    const end = at(0);
+    // What the escape cut off at the end left of itself, its backslashes aside: "", "u", "u00"...
+    const cutEscape = end < text.length ? text.slice(end).replace(/^\\+/, "").toLowerCase() : "";
+    for (const secret of secrets) {
+      const n = longestStartAtEnd(view.text, secret, end < text.length ? cutEscape : undefined);
+      if (n !== -1 && (earliest === -1 || at(n) < earliest)) earliest = at(n);
+    }
+  }
+  return earliest;
+}
+
+/**
+ * The most characters (fewer than the whole secret) that `text` ends with and `secret` starts
+ * with, or -1. With `cutEscape`, the text went on with an escape cut off there: the secret's
+ * next character must fit it, and then no character before it is needed.
+ */
+function longestStartAtEnd(text: string, secret: string, cutEscape: string | undefined): number {
+  const fits = (n: number) =>
+    cutEscape === undefined ||
+    `u${secret.charCodeAt(n).toString(16).padStart(4, "0")}`.startsWith(cutEscape);
+  const first = secret.charCodeAt(0);
+  for (let n = Math.min(secret.length - 1, text.length); n > 0; n--) {
+    if (
+      text.charCodeAt(text.length - n) === first &&
+      text.endsWith(secret.slice(0, n)) &&
+      fits(n)
+    ) {
+      return n;
+    }
+  }
+  return cutEscape !== undefined && secret !== "" && fits(0) ? 0 : -1;
+}
