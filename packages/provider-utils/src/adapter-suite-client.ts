@@ -13,7 +13,7 @@ import {
   type ToolContext,
   type Usage,
 } from "@toolnexus/core";
-import type { KitErrorReport } from "./adapter-suite-trust.js";
+import type { KitErrorReport } from "./adapter-suite-context.js";
 import { ProviderError } from "./errors.js";
 import {
   type MockReply,

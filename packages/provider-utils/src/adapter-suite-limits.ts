@@ -2,7 +2,7 @@
 // event, a whole response, a stream of many small events) can make the adapter hold in memory.
 // Split from adapter-suite-trust.ts, which registers them, to keep one concept per file.
 import type { Model, ModelStreamPart } from "@toolnexus/core";
-import type { KitErrorReport, TrustContext } from "./adapter-suite-trust.js";
+import type { KitErrorReport, TrustContext } from "./adapter-suite-context.js";
 import type { ProviderError } from "./errors.js";
 import { DEFAULT_MAX_EVENT_BYTES } from "./limits.js";
 import type { MockReply, MockServer, RecordedRequest } from "./mock-server.js";

@@ -15,9 +15,10 @@ import {
   type KitTranslateRequest,
   type KitTranslateResult,
 } from "./adapter-suite-client.js";
+import type { KitErrorReport } from "./adapter-suite-context.js";
 import { type KitOptionsHarness, optionScenarios } from "./adapter-suite-options.js";
 import { type KitToolImage, partsScenarios } from "./adapter-suite-parts.js";
-import { type KitErrorReport, trustScenarios } from "./adapter-suite-trust.js";
+import { trustScenarios } from "./adapter-suite-trust.js";
 import { ProviderError } from "./errors.js";
 import type { FetchFunction } from "./http.js";
 import {

@@ -11,7 +11,7 @@ import {
 } from "@toolnexus/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { adapterSuite, type KitTurn, kitOptions } from "./adapter-suite.js";
-import type { KitErrorReport } from "./adapter-suite-trust.js";
+import type { KitErrorReport } from "./adapter-suite-context.js";
 import { ProviderError } from "./errors.js";
 import type { FetchFunction } from "./http.js";
 import {

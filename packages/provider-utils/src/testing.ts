@@ -28,7 +28,7 @@ export {
   kitOptions,
   packageVersion,
 } from "./adapter-suite.js";
-export type { KitErrorReport } from "./adapter-suite-trust.js";
+export type { KitErrorReport } from "./adapter-suite-context.js";
 export type {
   ByteCut,
   DelayedReply,
