@@ -4,7 +4,7 @@ import { replaceSecrets, secretSpans, secretStartAtEnd } from "./secret-spans.js
 const KEY = "sk-test-Ab/Cd+EfGh1234567890";
 /** `text` with every character a `\uXXXX` escape. */
 const allEscaped = (text: string) =>
-  text.replace(/[^]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  text.replace(/[\s\S]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 /** The same with upper-case hex digits. */
 const allEscapedUpper = (text: string) => allEscaped(text).toUpperCase().replaceAll("\\U", "\\u");
 

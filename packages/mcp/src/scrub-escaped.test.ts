@@ -16,7 +16,7 @@ const TOKEN = "tok/escaped+very/secret-7";
 const slashEscaped = (text: string) => text.replaceAll("/", "\\/");
 /** `text` with every character written `\u00xx`. */
 const uEscaped = (text: string) =>
-  text.replace(/[^]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  text.replace(/[\s\S]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
 /** `text` with the escapes above undone, to look for the secret in what they spell. */
 const unescaped = (text: string) =>
