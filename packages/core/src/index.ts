@@ -134,6 +134,7 @@ export { MIN_SECRET_LENGTH, Scrubber } from "./scrub.js";
 export {
   replaceSecrets,
   secretSpans,
+  secretSpellings,
   secretStartAtEnd,
   type TextSpan,
 } from "./secret-spans.js";

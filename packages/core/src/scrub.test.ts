@@ -37,6 +37,11 @@ describe("Scrubber", () => {
     expect(json).toContain('the \\"***\\" and ***');
   });
 
+  it("scrubs a secret percent-encoded, with upper- or lower-case hex", () => {
+    const scrubber = new Scrubber(["tok/en+secret"]);
+    expect(scrubber.text("a=tok%2Fen%2Bsecret b=tok%2fen%2bsecret")).toBe("a=*** b=***");
+  });
+
   it("leaves text with no secret as it was", () => {
     const text = "plain text, no secret";
     expect(new Scrubber(["hunter22"]).text(text)).toBe(text);

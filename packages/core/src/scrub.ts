@@ -1,7 +1,7 @@
 // Keeping known secret values out of text that leaves a process: an MCP server echoes the header
 // values it received (@toolnexus/mcp), and a served tool's error may quote the keys it used
 // (@toolnexus/mcp-server). Shared here so both scrub the same way.
-import { replaceSecrets } from "./secret-spans.js";
+import { replaceSecrets, secretSpellings } from "./secret-spans.js";
 
 /** Shorter values are not treated as secrets: scrubbing "1" or "/tmp" would mangle output. */
 export const MIN_SECRET_LENGTH = 4;
@@ -15,7 +15,10 @@ export class Scrubber {
 
   constructor(secrets: Iterable<string>) {
     const unique = new Set<string>();
-    for (const secret of secrets) if (secret.length >= MIN_SECRET_LENGTH) unique.add(secret);
+    for (const secret of secrets) {
+      if (secret.length < MIN_SECRET_LENGTH) continue;
+      for (const spelling of secretSpellings(secret)) unique.add(spelling);
+    }
     this.secrets = [...unique];
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { replaceSecrets, secretSpans, secretStartAtEnd } from "./secret-spans.js";
+import { replaceSecrets, secretSpans, secretSpellings, secretStartAtEnd } from "./secret-spans.js";
 
 const KEY = "sk-test-Ab/Cd+EfGh1234567890";
 /** `text` with every character a `\uXXXX` escape. */
@@ -84,5 +84,23 @@ describe("secretStartAtEnd", () => {
     // Cut inside the escape of a character no secret starts with (`\u00e9`, "é").
     expect(secretStartAtEnd("caf\\u00e", [KEY])).toBe(-1);
     expect(secretStartAtEnd("", [KEY, ""])).toBe(-1);
+  });
+});
+
+describe("secretSpellings", () => {
+  it("gives the value and its percent-encodings with upper- and lower-case hex", () => {
+    expect(secretSpellings(KEY)).toEqual([
+      KEY,
+      "sk-test-Ab%2FCd%2BEfGh1234567890",
+      "sk-test-Ab%2fCd%2bEfGh1234567890",
+    ]);
+    const text = `GET /v1?key=sk-test-Ab%2fCd%2bEfGh1234567890&key2=${encodeURIComponent(KEY)}`;
+    expect(replaceSecrets(text, secretSpellings(KEY), "***")).toBe("GET /v1?key=***&key2=***");
+  });
+
+  it("gives only the value when encoding changes nothing or cannot be done", () => {
+    expect(secretSpellings("plain-token_123")).toEqual(["plain-token_123"]);
+    // A lone surrogate cannot be percent-encoded (encodeURIComponent throws).
+    expect(secretSpellings("ab\ud800cd")).toEqual(["ab\ud800cd"]);
   });
 });

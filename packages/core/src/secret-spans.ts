@@ -39,6 +39,28 @@ export function secretSpans(text: string, secrets: readonly string[]): TextSpan[
   return merged(spans);
 }
 
+/**
+ * The spellings of a secret value a server may echo besides JSON escapes (which `secretSpans`
+ * finds by itself): as written, and percent-encoded as a URL or form carries it, with upper- and
+ * lower-case hex (`%2F`, `%2f`; servers and proxies write either). Pass each spelling to
+ * `secretSpans` or `replaceSecrets`.
+ */
+export function secretSpellings(value: string): string[] {
+  const spellings = [value];
+  let encoded: string;
+  try {
+    encoded = encodeURIComponent(value);
+  } catch {
+    // A lone surrogate cannot be percent-encoded, so it is never echoed that way.
+    return spellings;
+  }
+  if (encoded === value) return spellings;
+  spellings.push(encoded);
+  const lower = encoded.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
+  if (lower !== encoded) spellings.push(lower);
+  return spellings;
+}
+
 /** True when one of `texts` holds one of `secrets`. */
 function holdsAny(texts: readonly string[], secrets: readonly string[]): boolean {
   return texts.some((text) => secrets.some((secret) => secret !== "" && text.includes(secret)));

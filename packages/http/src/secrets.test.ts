@@ -18,6 +18,8 @@ describe("Secrets.redact", () => {
   it("as is, URL-encoded, JSON-escaped, with `\\/`", () => {
     expect(secrets.redact(`a ${TOKEN} b`)).toBe("a [redacted] b");
     expect(secrets.redact(`a=${encodeURIComponent(TOKEN)}`)).toBe("a=[redacted]");
+    // Lower-case hex, as some servers and proxies write it.
+    expect(secrets.redact("a=Zm9vYmFy%2fc2VjcmV0%2bdG9rZW4%3d")).toBe("a=[redacted]");
     expect(secrets.redact(`{"k":"Zm9vYmFy\\/c2VjcmV0+dG9rZW4="}`)).toBe('{"k":"[redacted]"}');
   });
 

@@ -1,34 +1,22 @@
 // The secrets of a call (see configured-secrets.ts), and their removal from anything the model
 // reads.
-import { replaceSecrets, secretStartAtEnd } from "@toolnexus/core";
+import { replaceSecrets, secretSpellings, secretStartAtEnd } from "@toolnexus/core";
 
 /** Values shorter than this are not redacted: they would mangle ordinary text. */
 export const MIN_REDACTED_LENGTH = 4;
 export const REDACTED = "[redacted]";
 
-/**
- * The forms a value takes when a server echoes it: as is, and URL-encoded. JSON escapes (`\/`,
- * `\u0074`, JSON quoted in JSON) are found by core's `secretSpans` in any of these forms.
- */
-function formsOf(value: string): string[] {
-  const forms = [value];
-  try {
-    const encoded = encodeURIComponent(value);
-    if (encoded !== value) forms.push(encoded);
-  } catch {
-    // A lone surrogate cannot be URL-encoded, so it cannot be echoed that way either.
-  }
-  return forms;
-}
-
 /** The secrets of one call. */
 export class Secrets {
-  /** Every form of every value. */
+  /**
+   * Every spelling of every value: as is and percent-encoded (core's `secretSpellings`); JSON
+   * escapes of any of them are found by core's `secretSpans`.
+   */
   readonly #forms: string[];
 
   constructor(values: readonly string[]) {
     const long = values.filter((value) => value.length >= MIN_REDACTED_LENGTH);
-    this.#forms = [...new Set(long.flatMap(formsOf))];
+    this.#forms = [...new Set(long.flatMap(secretSpellings))];
   }
 
   /** `text` with every secret replaced by `[redacted]`, escaped however, the rest untouched. */

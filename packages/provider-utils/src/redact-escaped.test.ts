@@ -46,6 +46,18 @@ describe("redact: JSON-escaped spellings", () => {
   });
 });
 
+describe("redact: percent-encoded spellings", () => {
+  it("replaces a key echoed in a URL, with upper- or lower-case hex", () => {
+    const key = "sk-test-Ab/Cd+EfGh1234567890";
+    const text =
+      "bad request to /v1?key=sk-test-Ab%2FCd%2BEfGh1234567890 (or %2f: sk-test-Ab%2fCd%2bEfGh1234567890)";
+    expect(redact(text, [key])).toBe("bad request to /v1?key=[redacted] (or %2f: [redacted])");
+    expect(redact("Bearer-echo: tok%2Fabc%2Bdef", ["Bearer tok/abc+def"])).toBe(
+      "Bearer-echo: [redacted]",
+    );
+  });
+});
+
 describe("redactCut: the start of a secret at a cut", () => {
   const KEY2 = "sk-proj-0123456789abcdefghij"; // longer, starts with "s" like the token's "ds"
   const TOKEN = "tok_9a8b7c6ds5e4f3g2";

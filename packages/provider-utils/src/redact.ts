@@ -1,4 +1,4 @@
-import { replaceSecrets, secretStartAtEnd } from "@toolnexus/core";
+import { replaceSecrets, secretSpellings, secretStartAtEnd } from "@toolnexus/core";
 
 /** What a secret is replaced with by {@link redact}. */
 export const REDACTED = "[redacted]";
@@ -70,9 +70,11 @@ function expandSecrets(secrets: readonly string[]): string[] {
   const all = new Set<string>();
   for (const secret of secrets) {
     const trimmed = secret.trim();
-    if (trimmed.length >= 4) all.add(trimmed);
+    if (trimmed.length >= 4) for (const spelling of secretSpellings(trimmed)) all.add(spelling);
     const bearer = /^(?:bearer|basic|token)\s+(.+)$/i.exec(trimmed)?.[1]?.trim();
-    if (bearer !== undefined && bearer.length >= 4) all.add(bearer);
+    if (bearer !== undefined && bearer.length >= 4) {
+      for (const spelling of secretSpellings(bearer)) all.add(spelling);
+    }
   }
   return [...all];
 }
