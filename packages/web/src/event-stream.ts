@@ -7,6 +7,7 @@ import {
   RunNotFoundError,
   type RunStore,
 } from "@toolnexus/core";
+import { SSE_HEADERS } from "./sse-response.js";
 
 export interface EventStreamOptions {
   store: RunStore;
@@ -18,6 +19,8 @@ export interface EventStreamOptions {
   signal: AbortSignal;
   /** An error while following (a store failure): logged by the host, the stream just ends. */
   onError: (error: unknown) => void;
+  /** Called once when the stream stops, however it stops (ended, cancelled, client gone). */
+  onClose?: () => void;
 }
 
 /** One event as SSE lines; `data` is JSON, so it has no raw newline to split. */
@@ -28,9 +31,16 @@ export function sseFrame(event: RecordedRunEvent): string {
 
 export function eventStreamResponse(options: EventStreamOptions): Response {
   const encoder = new TextEncoder();
+  // The client went away before the response was made (a slow identify, say): an "abort"
+  // listener added now would never fire, so nothing is followed and the body is closed at once.
+  if (options.signal.aborted) {
+    options.onClose?.();
+    return new Response(null, { status: 200, headers: { ...SSE_HEADERS } });
+  }
   // Stops following when the client disconnects (the request's signal) or cancels the body.
   const stop = new AbortController();
-  const onAbort = () => stop.abort();
+  // Everything stops at once, even when no read is pending (a host that never cancels the body).
+  const onAbort = () => cleanup();
   options.signal.addEventListener("abort", onAbort, { once: true });
   const events = followRunEvents(options.store, options.runId, {
     after: options.after,
@@ -38,8 +48,13 @@ export function eventStreamResponse(options: EventStreamOptions): Response {
     ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
   });
   let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let closed = false;
   const cleanup = () => {
     clearInterval(heartbeat);
+    if (!closed) {
+      closed = true;
+      options.onClose?.();
+    }
     options.signal.removeEventListener("abort", onAbort);
     stop.abort(); // wakes a pending read, which then ends
     void events.return(undefined).catch(() => {});
@@ -80,13 +95,5 @@ export function eventStreamResponse(options: EventStreamOptions): Response {
       cleanup();
     },
   });
-  return new Response(body, {
-    status: 200,
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-store, no-transform",
-      "x-accel-buffering": "no",
-      "x-content-type-options": "nosniff",
-    },
-  });
+  return new Response(body, { status: 200, headers: { ...SSE_HEADERS } });
 }

@@ -189,15 +189,23 @@ async function events<C extends WebCaller>(ctx: Context<C>, id: string): Promise
     throw new WebError(501, "not_implemented", "this server's store does not record run events");
   }
   await authorizeRun(ctx.check, id, "follow");
-  return eventStreamResponse({
-    store: options.store,
-    runId: id,
-    after: after!,
-    heartbeatMs: options.heartbeatMs,
-    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
-    signal: request.signal,
-    onError: (error) => reportError(options.onError, "@toolnexus/web", request, error),
-  });
+  // A slot is taken once the caller may follow this run, and freed when its stream stops.
+  const release = options.streams.take(ctx.caller.id);
+  try {
+    return eventStreamResponse({
+      store: options.store,
+      runId: id,
+      after: after!,
+      heartbeatMs: options.heartbeatMs,
+      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+      signal: request.signal,
+      onError: (error) => reportError(options.onError, "@toolnexus/web", request, error),
+      onClose: release,
+    });
+  } catch (error) {
+    release();
+    throw error;
+  }
 }
 
 async function cancel<C extends WebCaller>(ctx: Context<C>, id: string): Promise<Response> {

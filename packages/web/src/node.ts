@@ -81,8 +81,10 @@ async function serve(
   } as RequestInit);
 
   const response = await handler(request);
-  if (res.headersSent) {
-    await response.body?.cancel(); // the body cap already answered
+  if (res.headersSent || aborter.signal.aborted || res.destroyed) {
+    // The body cap already answered, or the client left while the handler ran: an "abort"
+    // listener added now would never fire, so the body (an event stream) is cancelled here.
+    await response.body?.cancel().catch(() => {});
     return;
   }
   const headers = headersOut(response.headers);
@@ -96,13 +98,19 @@ async function serve(
   const reader = response.body.getReader();
   const stop = () => void reader.cancel().catch(() => {});
   aborter.signal.addEventListener("abort", stop, { once: true });
+  let ended = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
+      if (done) {
+        ended = true;
+        break;
+      }
       // Wait for the socket to drain, so a slow client does not grow the buffer unbounded.
       if (!res.write(value)) {
         await new Promise<void>((resolve) => {
+          // The socket closed already: 'drain' and 'close' have fired and would not again.
+          if (res.destroyed || res.closed) return resolve();
           // Both listeners go once either fires: a long stream waits many times.
           const done = () => {
             res.off("drain", done);
@@ -113,11 +121,13 @@ async function serve(
           res.on("close", done);
         });
       }
-      if (aborter.signal.aborted) break;
+      if (aborter.signal.aborted || res.destroyed) break;
     }
   } finally {
     aborter.signal.removeEventListener("abort", stop);
-    if (!aborter.signal.aborted) res.end();
+    // Left early (the socket went, or a write failed): the body must stop producing too.
+    if (!ended) stop();
+    if (!aborter.signal.aborted && !res.destroyed) res.end();
   }
 }
 

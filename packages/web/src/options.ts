@@ -1,5 +1,6 @@
 import type { RunStore } from "@toolnexus/core";
 import { allowedOriginsOf } from "./origins.js";
+import { DEFAULT_MAX_STREAMS_PER_CALLER, type StreamSlots, streamSlots } from "./stream-slots.js";
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -78,6 +79,11 @@ export interface WebHandlerOptions<C extends WebCaller = WebCaller> {
   /** How often an event stream reads again when the store gave no wake-up (ms, default 250). */
   pollMs?: number;
   /**
+   * Most event streams (`GET /runs/:id/events`) one caller holds open at once (default 16;
+   * counted in this process); one more is refused `429 too_many_streams`.
+   */
+  maxStreamsPerCaller?: number;
+  /**
    * Starts a run for `POST /runs` (only when given, and `allow` says `start`): returns the new
    * run's id. Throw a {@link WebError} to refuse with your own message.
    */
@@ -103,6 +109,8 @@ export interface ResolvedOptions<C extends WebCaller>
   maxBodyBytes: number;
   maxListItems: number;
   heartbeatMs: number;
+  /** Each caller's open event streams, at most `maxStreamsPerCaller`. */
+  streams: StreamSlots;
 }
 
 function positive(value: unknown, name: string, fallback: number, max = Infinity): number {
@@ -155,5 +163,8 @@ export function resolveOptions<C extends WebCaller>(
       MAX_LIST_LIMIT,
     ),
     heartbeatMs: positive(options.heartbeatMs, "heartbeatMs", DEFAULT_HEARTBEAT_MS),
+    streams: streamSlots(
+      positive(options.maxStreamsPerCaller, "maxStreamsPerCaller", DEFAULT_MAX_STREAMS_PER_CALLER),
+    ),
   };
 }
