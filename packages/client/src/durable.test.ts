@@ -1,6 +1,7 @@
 import {
   AnswerConflictError,
   CheckpointError,
+  InvalidIdError,
   type Lease,
   type Message,
   pending,
@@ -213,8 +214,9 @@ describe("durable halt, answers and resume", () => {
     const huge = await client
       .answer({ id: "x".repeat(2_000_000), ok: true })
       .catch((e: unknown) => e);
-    expect(huge).toBeInstanceOf(SuspensionNotFoundError);
-    // Bounded, whatever the id: the short id plus the in-memory store's hint.
+    // Longer than any store keeps (MAX_STORE_ID_CHARS): refused before anything is looked up.
+    expect(huge).toBeInstanceOf(InvalidIdError);
+    // Bounded, whatever the id: the raw id is never echoed.
     expect((huge as Error).message.length).toBeLessThan(500);
     expect(c.runs).toHaveLength(3);
 

@@ -73,8 +73,8 @@ export function toolStepKey(callId: string, requestId?: string): string {
 }
 
 /**
- * The largest answer, in characters of JSON, an engine adapter records into a run's journal (a
- * form's data, not a file): the engine keeps every answer in its own log.
+ * The largest answer, in characters of JSON, an engine adapter records into a run's journal or
+ * a run store keeps (a form's data, not a file): the engine or store keeps every answer whole.
  */
 export const MAX_DURABLE_ANSWER_CHARS = 256 * 1024;
 

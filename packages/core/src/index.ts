@@ -147,6 +147,7 @@ export {
   checkStoreIds,
   guardStoreIds,
   InvalidIdError,
+  MAX_STORE_ID_CHARS,
   pruneCutoff,
   readStoredAnswer,
   readStoredAnswerLoosely,

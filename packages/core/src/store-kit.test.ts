@@ -8,6 +8,7 @@ import {
   checkStoreIds,
   guardStoreIds,
   InvalidIdError,
+  MAX_STORE_ID_CHARS,
   pruneCutoff,
   storedError,
 } from "./store-kit.js";
@@ -49,12 +50,36 @@ describe("store kit", () => {
 });
 
 describe("ids every store keeps exactly", () => {
+  it("caps ids at MAX_STORE_ID_CHARS: 1024, far above nested sub-agent run ids", () => {
+    expect(MAX_STORE_ID_CHARS).toBe(1024);
+    // A run id three sub-agents deep (parent run id, then "/" and a provider's call id each level).
+    const nested = [
+      "run_0123456789abcdef0123456789abcdef",
+      ...Array(3).fill("toolu_01ABCDEFGHIJKLMNOPQRSTUVWX"),
+    ].join("/");
+    expect(() => checkId(nested, "runId")).not.toThrow();
+    // Refused wherever a checkpoint carries it: the run id and every pending request id.
+    const long = "q".repeat(MAX_STORE_ID_CHARS + 1);
+    const checkpoint = {
+      runId: "run_1",
+      pending: [{ request: { id: "ok" } }, { request: { id: long } }],
+    };
+    expect(() => checkStoreIds("halt", [checkpoint])).toThrow(InvalidIdError);
+    expect(() => checkStoreIds("halt", [{ runId: long, pending: [] }])).toThrow(
+      `checkpoint.runId cannot be stored: it is ${MAX_STORE_ID_CHARS + 1} characters long`,
+    );
+  });
+
   it("checkId refuses NUL and unpaired surrogates, naming the field and the index, not the id", () => {
     for (const [id, problem] of [
       ["a\u0000b", "NUL character (U+0000) at index 1"],
       ["a\uD800", "unpaired UTF-16 surrogate at index 1"],
       ["\uDC00a", "unpaired UTF-16 surrogate at index 0"],
       ["\uDE00\uD83D", "unpaired UTF-16 surrogate at index 0"],
+      [
+        "x".repeat(MAX_STORE_ID_CHARS + 1),
+        `${MAX_STORE_ID_CHARS + 1} characters long, over the limit of ${MAX_STORE_ID_CHARS}`,
+      ],
     ] as const) {
       let thrown: unknown;
       try {
@@ -68,7 +93,15 @@ describe("ids every store keeps exactly", () => {
       expect((thrown as Error).message).not.toContain(id);
     }
     // Paired surrogates, control characters, U+FFFD and non-strings (left to type checks) pass.
-    for (const ok of ["\u{1F600}", "tab\there\n", "\uFFFD", "", "x".repeat(100_000), 42, null]) {
+    for (const ok of [
+      "\u{1F600}",
+      "tab\there\n",
+      "\uFFFD",
+      "",
+      "x".repeat(MAX_STORE_ID_CHARS),
+      42,
+      null,
+    ]) {
       expect(() => checkId(ok, "runId")).not.toThrow();
     }
   });

@@ -202,7 +202,16 @@ export function readStoredAnswerLoosely(json: string | null): Answer | undefined
 // Ids every store keeps exactly. PostgreSQL text cannot hold NUL, and an unpaired UTF-16
 // surrogate has no UTF-8 form (SQLite and PostgreSQL would store U+FFFD, so two ids could
 // collide or read back altered). Such ids are refused in every store, the in-memory one too, so
-// an application sees the same behaviour whichever store it runs on.
+// an application sees the same behaviour whichever store it runs on. So is an id past
+// MAX_STORE_ID_CHARS: every size has a cap.
+
+/**
+ * The longest id (run, request, session, agent, owner), in UTF-16 code units, a store keeps.
+ * Ids the library makes are about 40 characters; a sub-agent's run id is its parent's and the
+ * call's joined by "/" (about 40 more per level of nesting), so this leaves room for deep nesting
+ * while no id can grow a row, an index entry or a log line without bound.
+ */
+export const MAX_STORE_ID_CHARS = 1024;
 
 /** Thrown by every store for an id it could not keep exactly. Nothing was changed. */
 export class InvalidIdError extends ToolnexusError {
@@ -212,7 +221,7 @@ export class InvalidIdError extends ToolnexusError {
     // The raw value is not echoed: it may be huge, or hold characters a log cannot show.
     super(
       "invalid_id",
-      `${field} cannot be stored: it ${problem}; ids must be text without NUL characters and without unpaired UTF-16 surrogates`,
+      `${field} cannot be stored: it ${problem}; ids must be text of at most ${MAX_STORE_ID_CHARS} characters, without NUL characters and without unpaired UTF-16 surrogates`,
     );
     this.field = field;
   }
@@ -225,6 +234,9 @@ export class InvalidIdError extends ToolnexusError {
 const SUSPECT = /[\u0000\ud800-\udfff]/;
 
 function idProblem(id: string): string | undefined {
+  if (id.length > MAX_STORE_ID_CHARS) {
+    return `is ${id.length} characters long, over the limit of ${MAX_STORE_ID_CHARS}`;
+  }
   if (!SUSPECT.test(id)) return undefined;
   for (let i = 0; i < id.length; i++) {
     const unit = id.charCodeAt(i);
@@ -246,7 +258,7 @@ function idProblem(id: string): string | undefined {
 
 /**
  * Throws an {@link InvalidIdError} naming `field` when `id` is a string no store can keep
- * exactly (a NUL, an unpaired surrogate). Anything not a string is left to the caller's type
+ * exactly (a NUL, an unpaired surrogate) or one longer than {@link MAX_STORE_ID_CHARS}. Anything not a string is left to the caller's type
  * checks.
  */
 export function checkId(id: unknown, field: string): void {

@@ -1,4 +1,4 @@
-import type { Message } from "@toolnexus/core";
+import { MAX_STORE_ID_CHARS, type Message } from "@toolnexus/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createDatabase } from "../test/cluster.js";
@@ -26,7 +26,7 @@ describe("conversations", () => {
     expect(await store.load("s1")).toEqual(messages.slice(0, 2));
     await store.save("s1", [{ role: "user", content: "again" }]);
     expect(await store.load("s1")).toEqual([{ role: "user", content: "again" }]);
-    const huge = `s_${"x".repeat(50_000)}`;
+    const huge = `s_${"x".repeat(MAX_STORE_ID_CHARS - 2)}`;
     await store.save(huge, []);
     expect(await store.load(huge)).toEqual([]);
     expect(await store.deleteConversation("s1")).toBe(true);

@@ -1,7 +1,8 @@
 // What the contract cannot see of the events on PostgreSQL: offsets under concurrent writers in
-// many connections, followers in another pool told through NOTIFY (ids of any length), the one
+// many connections, followers in another pool told through NOTIFY (ids up to the longest kept), the one
 // listening connection killed, a notification lost (the slow poll), cancel's cascade with ids
 // that are LIKE patterns, a schema of version 1 upgraded with its runs.
+import { MAX_STORE_ID_CHARS } from "@toolnexus/core";
 import { sampleCheckpoint, sampleResult } from "@toolnexus/core/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -83,11 +84,12 @@ describe("run events on PostgreSQL", () => {
     }
   });
 
-  it("tells a watcher in another pool, for an id far longer than a NOTIFY payload", async () => {
+  it("tells a watcher in another pool, for the longest id a store keeps", async () => {
     const web = open("ev_long");
     const follower = open("ev_long");
-    const runId = `run/${"é".repeat(9000)}`;
-    const otherId = `run/${"é".repeat(8999)}x`;
+    // MAX_STORE_ID_CHARS characters, two UTF-8 bytes each after the prefix.
+    const runId = `run/${"é".repeat(MAX_STORE_ID_CHARS - 4)}`;
+    const otherId = `run/${"é".repeat(MAX_STORE_ID_CHARS - 5)}x`;
     await web.halt(sampleCheckpoint({ runId, pending: ["r1"] }));
     await web.halt(sampleCheckpoint({ runId: otherId, pending: ["r2"] }));
     const mine = counter();
@@ -105,7 +107,7 @@ describe("run events on PostgreSQL", () => {
     await web.answer({ id: "r1", ok: true }, { by: "alice" });
     await both;
     await pause(200);
-    // The other run, whose id shares 9000 characters with this one, heard nothing.
+    // The other run, whose id shares all but its last character with this one, heard nothing.
     expect(stranger.calls()).toBe(before);
     const events = await follower.readEvents(runId, 2);
     expect(events).toMatchObject([{ runId, offset: 3, type: "answered", data: { by: "alice" } }]);

@@ -4,6 +4,7 @@ import {
   type AnswerOptions,
   type AnswerReceipt,
   checkActor,
+  checkDurableAnswerSize,
   parseAnswer,
   SuspensionNotFoundError,
 } from "@toolnexus/core";
@@ -102,6 +103,8 @@ export function answerOp(
   return (input, options) => {
     // Validated (and stripped of unknown keys) before anything is read or written.
     const answer = parseAnswer(input);
+    // Every size has a cap: an answer too large to keep is refused (answer_too_large).
+    checkDurableAnswerSize(answer);
     if (options !== undefined && (typeof options !== "object" || options === null)) {
       throw new TypeError("answer(): options must be { by? }");
     }

@@ -3,6 +3,7 @@ import {
   type AnswerReceipt,
   canonicalJson,
   checkActor,
+  checkDurableAnswerSize,
   jsonCopy,
   parseAnswer,
   SuspensionNotFoundError,
@@ -18,6 +19,8 @@ export function answerOp(state: MemoryState): MemoryRunStore["answer"] {
   return (input, options) => {
     // Validated (and stripped of unknown keys) and copied before anything is read.
     const answer = parseAnswer(input);
+    // Every size has a cap: an answer too large to keep is refused (answer_too_large).
+    checkDurableAnswerSize(answer);
     const by = checkActor(options?.by, "answer: by");
     // The store's own copy, made before anything changes (it throws for data JSON cannot hold).
     const kept = jsonCopy(answer);

@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import { MAX_STORE_ID_CHARS } from "../store-kit.js";
 import type { RunStore } from "../stores.js";
 import { failure, LONG_MS, sampleCheckpoint, sampleJournalEntry, sampleResult } from "./samples.js";
 
@@ -88,6 +89,53 @@ export function idContract(current: () => RunStore): void {
     for (const id of ["ok_1", "ok_2", "ok_3", "ok_4", "run\uFFFDx", "run"]) {
       expect(await store.getRun(id)).toBeUndefined();
     }
+  });
+
+  it(`refuses ids longer than MAX_STORE_ID_CHARS (${MAX_STORE_ID_CHARS}) with an InvalidIdError naming the cap, and stores nothing`, async () => {
+    const store = current();
+    const long = "r".repeat(MAX_STORE_ID_CHARS + 1);
+    const refused = async (field: string, action: () => unknown) => {
+      const error = await failure(action);
+      expect(error, field).toMatchObject({ name: "InvalidIdError", code: "invalid_id", field });
+      expect(String(error.message)).toContain(String(MAX_STORE_ID_CHARS));
+      expect(String(error.message).length).toBeLessThan(1000);
+    };
+    await refused("checkpoint.runId", () =>
+      store.halt(sampleCheckpoint({ runId: long, pending: ["q_long_1"] })),
+    );
+    await refused("checkpoint.pending[0].request.id", () =>
+      store.halt(sampleCheckpoint({ runId: "run_long_2", pending: [long] })),
+    );
+    await refused("checkpoint.pending[1].request.id", () =>
+      store.halt(sampleCheckpoint({ runId: "run_long_3", pending: ["q_long_3", long] })),
+    );
+    await refused("checkpoint.sessionId", () =>
+      store.halt(sampleCheckpoint({ runId: "run_long_4", sessionId: long, pending: ["q4"] })),
+    );
+    await refused("checkpoint.agent", () =>
+      store.halt(sampleCheckpoint({ runId: "run_long_5", agent: long, pending: ["q5"] })),
+    );
+    await refused("checkpoint.runId", () =>
+      store.start(sampleCheckpoint({ runId: long }), "w1", LONG_MS),
+    );
+    await refused("answer.id", () => store.answer({ id: long, ok: true }));
+    await refused("requestId", () => store.getRequest(long));
+    await refused("runId", () => store.getRun(long));
+    // Nothing was stored by any refused call: no run, no request.
+    expect(await store.list()).toEqual([]);
+    for (const id of ["run_long_2", "run_long_3", "run_long_4", "run_long_5"]) {
+      expect(await store.getRun(id)).toBeUndefined();
+    }
+    for (const id of ["q_long_1", "q_long_3", "q4", "q5"]) {
+      expect(await store.getRequest(id)).toBeUndefined();
+    }
+    // An id of exactly the cap is kept.
+    const atCap = "a".repeat(MAX_STORE_ID_CHARS);
+    const requestAtCap = "b".repeat(MAX_STORE_ID_CHARS);
+    expect(await store.halt(sampleCheckpoint({ runId: atCap, pending: [requestAtCap] }))).toEqual({
+      state: "waiting",
+    });
+    expect((await store.getRequest(requestAtCap))?.runId).toBe(atCap);
   });
 
   it("keeps every other id exactly: ids differing in one character never collide", async () => {

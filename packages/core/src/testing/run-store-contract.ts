@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MAX_DURABLE_ANSWER_CHARS } from "../durability.js";
 import type { Message } from "../messages.js";
+import { MAX_STORE_ID_CHARS } from "../store-kit.js";
 import type { Awaitable, ClaimedRun, RequestInfo, RunStore } from "../stores.js";
 import type { Answer } from "../wire.js";
 import { dueContract } from "./due-contract.js";
@@ -337,6 +339,32 @@ export function runStoreContract(name: string, open: () => Awaitable<OpenedStore
         }
         expect(await requestState("r1")).toBe("waiting");
         expect(await stateOf("run_1")).toBe("waiting");
+      });
+
+      it("refuses an answer too large to keep (answer_too_large) and records nothing", async () => {
+        await halt({ pending: ["r1"] });
+        const big = { id: "r1", ok: true, data: { blob: "x".repeat(MAX_DURABLE_ANSWER_CHARS) } };
+        const error = await failure(() => store.answer(big));
+        expect(error).toMatchObject({ name: "ToolnexusError", code: "answer_too_large" });
+        expect(String(error.message)).toContain(String(MAX_DURABLE_ANSWER_CHARS));
+        // Nothing was written: the request still waits, unanswered, and so does the run.
+        const info = await store.getRequest("r1");
+        expect(info?.state).toBe("waiting");
+        expect(info?.answer).toBeUndefined();
+        expect(await stateOf("run_1")).toBe("waiting");
+        // Refused whether or not the request exists; an answer at the cap is kept whole.
+        expect(await failure(() => store.answer({ ...big, id: "nobody" }))).toMatchObject({
+          code: "answer_too_large",
+        });
+        const overhead = JSON.stringify({ id: "r1", ok: true, data: { blob: "" } }).length;
+        const atCap = {
+          id: "r1",
+          ok: true,
+          data: { blob: "y".repeat(MAX_DURABLE_ANSWER_CHARS - overhead) },
+        };
+        expect(JSON.stringify(atCap)).toHaveLength(MAX_DURABLE_ANSWER_CHARS);
+        expect(await store.answer(atCap)).toMatchObject({ requestId: "r1", duplicate: false });
+        expect((await store.getRequest("r1"))?.answer).toEqual(atCap);
       });
 
       it("refuses an unknown request id", async () => {
@@ -1131,7 +1159,8 @@ export function runStoreContract(name: string, open: () => Awaitable<OpenedStore
 
     describe("huge ids", () => {
       it("keep error messages short", async () => {
-        const huge = `id_${"x".repeat(100_000)}`;
+        // The longest id a store keeps (longer ones are refused: see the id cases).
+        const huge = `id_${"x".repeat(MAX_STORE_ID_CHARS - 3)}`;
         const short = (error: Record<string, unknown>) => {
           expect(String(error.message).length).toBeLessThan(1000);
           return error;
@@ -1156,7 +1185,7 @@ export function runStoreContract(name: string, open: () => Awaitable<OpenedStore
         expect(claimed.answers).toEqual([{ id: huge, ok: true }]);
         expect((await store.getRun(huge))?.runId).toBe(huge);
         const deadline = isoIn(-1000);
-        const hugeRequest = `r_${"y".repeat(100_000)}`;
+        const hugeRequest = `r_${"y".repeat(MAX_STORE_ID_CHARS - 2)}`;
         await halt({ runId: "run_2", pending: [{ id: hugeRequest, deadline }] });
         expect(
           short(await failure(() => store.answer({ id: hugeRequest, ok: true }))),
