@@ -80,6 +80,7 @@ export const MAX_DURABLE_ANSWER_CHARS = 256 * 1024;
 
 /** Throws a `ToolnexusError` (`answer_too_large`) for an answer past {@link MAX_DURABLE_ANSWER_CHARS}. */
 export function checkDurableAnswerSize(answer: Answer): void {
+  if (smallWithoutData(answer)) return;
   const size = JSON.stringify(answer).length;
   if (size > MAX_DURABLE_ANSWER_CHARS) {
     throw new ToolnexusError(
@@ -87,4 +88,24 @@ export function checkDurableAnswerSize(answer: Answer): void {
       `the answer to ${answer.id} is ${size} characters of JSON; at most ${MAX_DURABLE_ANSWER_CHARS} are recorded`,
     );
   }
+}
+
+/**
+ * True when `answer` has no data and its strings are short enough that its JSON cannot pass the
+ * cap: the common `{ id, ok }` answer then costs no JSON.stringify (every store's `answer` runs
+ * this check). Anything else, an unknown key included, is measured by its JSON text.
+ */
+function smallWithoutData(answer: Answer): boolean {
+  let chars = 0;
+  for (const key in answer) {
+    const value = (answer as unknown as Record<string, unknown>)[key];
+    if (key === "ok" && typeof value === "boolean") continue;
+    if ((key === "id" || key === "reason") && typeof value === "string") {
+      chars += value.length;
+      continue;
+    }
+    return false;
+  }
+  // JSON writes a character in at most 6 (`\u0001`); keys, quotes and commas take under 64.
+  return 6 * chars + 64 <= MAX_DURABLE_ANSWER_CHARS;
 }
