@@ -58,6 +58,15 @@ describe("checkDurableAnswerSize", () => {
     );
   });
 
+  it("measures the JSON text a caller passes, the same as the answer's own", () => {
+    const answer = { id: "a", ok: true, data: { s: "x".repeat(MAX_DURABLE_ANSWER_CHARS) } };
+    expect(() => checkDurableAnswerSize(answer, JSON.stringify(answer))).toThrow(
+      /the answer to a is \d+ characters of JSON/,
+    );
+    const small = { id: "a", ok: true, data: { s: "x" } };
+    expect(() => checkDurableAnswerSize(small, JSON.stringify(small))).not.toThrow();
+  });
+
   it("measures an answer with a key it does not know by its JSON text", () => {
     expect(refused({ id: "a", ok: true, extra: "x".repeat(MAX_DURABLE_ANSWER_CHARS) })).toBe(
       "answer_too_large",

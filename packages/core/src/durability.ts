@@ -78,10 +78,14 @@ export function toolStepKey(callId: string, requestId?: string): string {
  */
 export const MAX_DURABLE_ANSWER_CHARS = 256 * 1024;
 
-/** Throws a `ToolnexusError` (`answer_too_large`) for an answer past {@link MAX_DURABLE_ANSWER_CHARS}. */
-export function checkDurableAnswerSize(answer: Answer): void {
-  if (smallWithoutData(answer)) return;
-  const size = JSON.stringify(answer).length;
+/**
+ * Throws a `ToolnexusError` (`answer_too_large`) for an answer past {@link MAX_DURABLE_ANSWER_CHARS}.
+ * A caller that writes the answer's JSON anyway (a store keeps it as text) passes it as `json`:
+ * it is measured instead of written a second time.
+ */
+export function checkDurableAnswerSize(answer: Answer, json?: string): void {
+  if (json === undefined && smallWithoutData(answer)) return;
+  const size = (json ?? JSON.stringify(answer)).length;
   if (size > MAX_DURABLE_ANSWER_CHARS) {
     throw new ToolnexusError(
       "answer_too_large",

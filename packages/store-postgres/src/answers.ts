@@ -45,12 +45,13 @@ export function answerOp(
     // Validated (and stripped of unknown keys) before anything is read or written.
     const answer = parseAnswer(input);
     // Every size has a cap: an answer too large to keep is refused (answer_too_large).
-    checkDurableAnswerSize(answer);
+    // The text kept is the one measured.
+    const json = JSON.stringify(answer);
+    checkDurableAnswerSize(answer, json);
     if (options !== undefined && (typeof options !== "object" || options === null)) {
       throw new TypeError("answer(): options must be { by? }");
     }
     const by = checkActor(options?.by, "answer(): by") ?? null;
-    const json = JSON.stringify(answer);
     // The `answered` event: who answered and how, never the answer's data.
     const answered: Record<string, unknown> = { requestId: answer.id, ok: answer.ok };
     if (answer.reason !== undefined) answered.reason = answer.reason;

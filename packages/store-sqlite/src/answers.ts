@@ -104,11 +104,13 @@ export function answerOp(
     // Validated (and stripped of unknown keys) before anything is read or written.
     const answer = parseAnswer(input);
     // Every size has a cap: an answer too large to keep is refused (answer_too_large).
-    checkDurableAnswerSize(answer);
+    // The text kept is the one measured.
+    const json = JSON.stringify(answer);
+    checkDurableAnswerSize(answer, json);
     if (options !== undefined && (typeof options !== "object" || options === null)) {
       throw new TypeError("answer(): options must be { by? }");
     }
     const by = checkActor(options?.by, "by");
-    return answerTx.immediate(answer, JSON.stringify(answer), by) as AnswerReceipt;
+    return answerTx.immediate(answer, json, by) as AnswerReceipt;
   };
 }
