@@ -53,6 +53,42 @@ describe("secretSpans", () => {
   });
 });
 
+describe("secretSpans in HTML", () => {
+  // How escapers write the key's "/" and "+": Go's html/template, OWASP's encoder, PHP's
+  // htmlspecialchars on a key with "&" in it, and zero-padded or upper-case references.
+  const html: Record<string, string> = {
+    "decimal references": KEY.replace("/", "&#47;").replace("+", "&#43;"),
+    "hex references": KEY.replace("/", "&#x2f;").replace("+", "&#x2b;"),
+    "upper-case hex references": KEY.replace("/", "&#X2F;").replace("+", "&#x2B;"),
+    "zero-padded references": KEY.replace("/", "&#00047;").replace("+", "&#x002b;"),
+    "every character a reference": [...KEY].map((c) => `&#${c.charCodeAt(0)};`).join(""),
+  };
+  for (const [how, spelled] of Object.entries(html)) {
+    it(`finds a secret written with ${how}, the whole spelling`, () => {
+      const page = `<html><body><p>Invalid key ${spelled}</p> &amp; more</body></html>`;
+      const start = page.indexOf(spelled);
+      expect(secretSpans(page, [KEY])).toEqual([[start, start + spelled.length]]);
+    });
+  }
+
+  it("finds named references (&amp; &lt; &gt; &quot; &apos;) in a secret", () => {
+    const secret = `p&ss<wo>rd"with'quotes`;
+    const page = `<pre>password=p&amp;ss&lt;wo&gt;rd&quot;with&apos;quotes</pre>`;
+    expect(replaceSecrets(page, [secret], "***")).toBe("<pre>password=***</pre>");
+  });
+
+  it("finds JSON escapes inside HTML (a JSON body quoted on an error page)", () => {
+    const page = `<pre>{&quot;key&quot;:&quot;\u0073${KEY.slice(1).replace("/", "\\/")}&quot;}</pre>`;
+    expect(replaceSecrets(page, [KEY], "***")).toBe("<pre>{&quot;key&quot;:&quot;***&quot;}</pre>");
+  });
+
+  it("leaves ampersands that are no references, and text with none, as they are", () => {
+    const text = "GET /a?x=1&y=2&amp=3 & done &unknown; &#xZZ;";
+    expect(secretSpans(text, [KEY])).toEqual([]);
+    expect(replaceSecrets(`${text} ${KEY}`, [KEY], "*")).toBe(`${text} *`);
+  });
+});
+
 describe("secretStartAtEnd", () => {
   it("finds the longest start over all secrets, not the first secret's", () => {
     const longest = "r-starts-the-longest-secret-of-all";
@@ -76,6 +112,13 @@ describe("secretStartAtEnd", () => {
     // A cut escape alone may be a secret's first character; escaped twice too.
     expect(secretStartAtEnd('{"k":"\\u00', [KEY])).toBe(6);
     expect(secretStartAtEnd('{"k":"\\\\u00', [KEY])).toBe(6);
+  });
+
+  it("finds a start written with HTML references, even one cut inside a reference", () => {
+    const spelled = KEY.replace("/", "&#x2F;");
+    for (const n of [11, 12, 15, 16, 17, 20]) {
+      expect(secretStartAtEnd(`key ${spelled.slice(0, n)}`, [KEY])).toBe(4);
+    }
   });
 
   it("is -1 when the end starts no secret", () => {

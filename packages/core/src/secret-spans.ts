@@ -1,6 +1,8 @@
-// Where known secret values stand in a text that may echo them: as written, or JSON-escaped by
-// a server that put them in JSON of its own. One finder for every package that redacts (MCP
-// results, HTTP tool bodies, model providers' error bodies), each with its own marker.
+// Where known secret values stand in a text that may echo them: as written, JSON-escaped by a
+// server that put them in JSON of its own, or HTML-escaped by an error page. One finder for every
+// package that redacts (MCP results, HTTP tool bodies, model providers' error bodies), each with
+// its own marker.
+import { mayHoldReferences, referencesView, undoReferences } from "./html-references.js";
 import { type UnescapedView, unescapedTexts, unescapedViews } from "./json-escapes.js";
 
 /** A part of a text: from `start` up to (not including) `end`. */
@@ -14,12 +16,56 @@ function addMatches(spans: TextSpan[], view: UnescapedView, secret: string): voi
   }
 }
 
+/** A reading of a text, and how it may end: cut inside a JSON escape, or inside anything. */
+interface Reading extends UnescapedView {
+  /** What an escape cut off at the reading's end may be: JSON's (`\u00`) or any character. */
+  cut: "json" | "any";
+}
+
+/** `outer`'s positions carried through `inner`, a reading of `outer.text`. */
+function through(outer: UnescapedView, inner: UnescapedView): UnescapedView {
+  return { text: inner.text, starts: inner.starts.map((at) => outer.starts[at]!) };
+}
+
 /**
- * Where each of `secrets` stands in `text`, as written or JSON-escaped (`\/`, `\u0073` with hex
- * in either case, escaped again for JSON inside a JSON string, up to 3 levels): spans sorted by
- * start, overlapping ones merged, so replacing each leaves no fragment of any secret. Empty
- * secrets are ignored; a minimum length is the caller's to apply. Text without a backslash is
- * only searched as written, one `indexOf` pass per secret.
+ * Every reading of `text` besides the text as written: its JSON escapes undone (up to 3 levels),
+ * its HTML references undone, and the JSON escapes of that undone in turn. None for text without
+ * a backslash or an `&`.
+ */
+function readingsOf(text: string): Reading[] {
+  const out: Reading[] = [];
+  if (text.includes("\\")) {
+    for (const view of unescapedViews(text)) out.push({ ...view, cut: "json" });
+  }
+  const html = referencesView(text);
+  if (html !== undefined) {
+    out.push({ ...html, cut: "any" });
+    if (html.text.includes("\\")) {
+      for (const view of unescapedViews(html.text)) {
+        out.push({ ...through(html, view), cut: "any" });
+      }
+    }
+  }
+  return out;
+}
+
+/** The texts of {@link readingsOf} without their positions: cheaper, to see whether any holds a secret. */
+function readingTexts(text: string): string[] {
+  const out = text.includes("\\") ? unescapedTexts(text) : [];
+  if (mayHoldReferences(text)) {
+    const html = undoReferences(text);
+    if (html !== text) out.push(html, ...(html.includes("\\") ? unescapedTexts(html) : []));
+  }
+  return out;
+}
+
+/**
+ * Where each of `secrets` stands in `text`, as written, JSON-escaped (`\/`, `\u0073` with hex
+ * in either case, escaped again for JSON inside a JSON string, up to 3 levels) or HTML-escaped
+ * (`&#x2F;`, `&#47;`, `&amp;`…, JSON escapes inside that too): spans sorted by start, overlapping
+ * ones merged, so replacing each leaves no fragment of any secret. Empty secrets are ignored; a
+ * minimum length is the caller's to apply. Text without a backslash or an `&` is only searched
+ * as written, one `indexOf` pass per secret.
  */
 export function secretSpans(text: string, secrets: readonly string[]): TextSpan[] {
   const spans: TextSpan[] = [];
@@ -29,10 +75,14 @@ export function secretSpans(text: string, secrets: readonly string[]): TextSpan[
       at = text.indexOf(secret, at + 1);
     }
   }
-  // Only text with a backslash can spell a secret escaped: the common case stops here. Where
-  // characters came from is worked out only when an unescaped reading holds a secret (rarely).
-  if (secrets.length > 0 && text.includes("\\") && holdsAny(unescapedTexts(text), secrets)) {
-    for (const view of unescapedViews(text)) {
+  // Only text with a backslash or an `&` can spell a secret escaped: the common case stops here.
+  // Where characters came from is worked out only when a reading holds a secret (rarely).
+  if (
+    secrets.length > 0 &&
+    (text.includes("\\") || mayHoldReferences(text)) &&
+    holdsAny(readingTexts(text), secrets)
+  ) {
+    for (const view of readingsOf(text)) {
       for (const secret of secrets) if (secret !== "") addMatches(spans, view, secret);
     }
   }
@@ -97,23 +147,30 @@ export function replaceSecrets(text: string, secrets: readonly string[], marker:
 
 /**
  * For a text that was cut off at its end (a body read up to a cap): where a secret's beginning
- * stands at the very end, as written or JSON-escaped, or -1. Of several, the one that starts
- * earliest (a short secret may match more of the end than a long one). An escape the cut fell
- * inside (`\`, `\u00`) counts as a secret's next character when it could be one. A whole secret
- * does not count: {@link secretSpans} finds those.
+ * stands at the very end, as written, JSON-escaped or HTML-escaped, or -1. Of several, the one
+ * that starts earliest (a short secret may match more of the end than a long one). An escape the
+ * cut fell inside (`\`, `\u00`, `&#x2`) counts as a secret's next character when it could be
+ * one. A whole secret does not count: {@link secretSpans} finds those.
  */
 export function secretStartAtEnd(text: string, secrets: readonly string[]): number {
   let earliest = -1;
-  const asWritten = { text, starts: undefined };
-  const views = text.includes("\\") ? unescapedViews(text) : [];
-  for (const view of [asWritten, ...views]) {
+  const asWritten = { text, starts: undefined, cut: "json" as const };
+  for (const view of [asWritten, ...readingsOf(text)]) {
     const at = (n: number) =>
       view.starts === undefined ? text.length - n : view.starts[view.text.length - n]!;
     const end = at(0);
-    // What the escape cut off at the end left of itself, its backslashes aside: "", "u", "u00"...
-    const cutEscape = end < text.length ? text.slice(end).replace(/^\\+/, "").toLowerCase() : "";
+    // What a JSON escape cut off at the end left of itself, its backslashes aside: "", "u",
+    // "u00"...; an HTML reference cut off there may be any character.
+    let fits: ((code: number) => boolean) | undefined;
+    if (end < text.length) {
+      const cutEscape = text.slice(end).replace(/^\\+/, "").toLowerCase();
+      fits =
+        view.cut === "any"
+          ? () => true
+          : (code) => `u${code.toString(16).padStart(4, "0")}`.startsWith(cutEscape);
+    }
     for (const secret of secrets) {
-      const n = longestStartAtEnd(view.text, secret, end < text.length ? cutEscape : undefined);
+      const n = longestStartAtEnd(view.text, secret, fits);
       if (n !== -1 && (earliest === -1 || at(n) < earliest)) earliest = at(n);
     }
   }
@@ -122,22 +179,24 @@ export function secretStartAtEnd(text: string, secrets: readonly string[]): numb
 
 /**
  * The most characters (fewer than the whole secret) that `text` ends with and `secret` starts
- * with, or -1. With `cutEscape`, the text went on with an escape cut off there: the secret's
- * next character must fit it, and then no character before it is needed.
+ * with, or -1. With `fits`, the text went on with an escape cut off there: the secret's next
+ * character must fit it, and then no character before it is needed.
  */
-function longestStartAtEnd(text: string, secret: string, cutEscape: string | undefined): number {
-  const fits = (n: number) =>
-    cutEscape === undefined ||
-    `u${secret.charCodeAt(n).toString(16).padStart(4, "0")}`.startsWith(cutEscape);
+function longestStartAtEnd(
+  text: string,
+  secret: string,
+  fits: ((code: number) => boolean) | undefined,
+): number {
+  const next = (n: number) => fits === undefined || fits(secret.charCodeAt(n));
   const first = secret.charCodeAt(0);
   for (let n = Math.min(secret.length - 1, text.length); n > 0; n--) {
     if (
       text.charCodeAt(text.length - n) === first &&
       text.endsWith(secret.slice(0, n)) &&
-      fits(n)
+      next(n)
     ) {
       return n;
     }
   }
-  return cutEscape !== undefined && secret !== "" && fits(0) ? 0 : -1;
+  return fits !== undefined && secret !== "" && next(0) ? 0 : -1;
 }

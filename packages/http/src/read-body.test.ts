@@ -154,6 +154,30 @@ describe("an ${ENV} value never reaches the output", () => {
     }
   });
 
+  it("an HTML page that echoes it with character references is redacted", async () => {
+    const tricky = 'tn"quote&amp/slash+plus';
+    const html = tricky
+      .replaceAll("&", "&amp;")
+      .replaceAll('"', "&quot;")
+      .replaceAll("/", "&#x2F;")
+      .replaceAll("+", "&#43;");
+    const page = await serve(403, `<p>Header ${html} refused</p>`);
+    try {
+      const tool = httpTool({
+        name: "t",
+        description: "d",
+        url: page.url,
+        headers: { "X-Tricky": "${TRICKY}" },
+        env: { TRICKY: tricky },
+      });
+      const result = await tool.execute({});
+      expect(result.output).toContain("<p>Header [redacted] refused</p>");
+      expect(result.output).not.toContain("quote");
+    } finally {
+      await page.close();
+    }
+  });
+
   it("a cut that falls inside an echoed secret leaves none of it", async () => {
     const api = await serve(200, `head ${SECRET} tail`);
     try {

@@ -106,3 +106,28 @@ describe("a cut that two secrets start", () => {
     });
   }
 });
+
+describe("a secret echoed HTML-escaped on an error page", () => {
+  const page = (spelled: string) =>
+    `<html><head><title>403 Forbidden</title></head><body><p>Key ${spelled} is not allowed.</p></body></html>`;
+  const html = (status: number, text: string): MockReply => ({
+    status,
+    headers: { "content-type": "text/html" },
+    text,
+  });
+
+  it("with `&#x2F;` and `&#43;` for the key's `/` and `+`: the page is shown, the key redacted", async () => {
+    const spelled = KEY.replace("/", "&#x2F;").replace("+", "&#43;");
+    const error = await errorFor(html(403, page(spelled)));
+    expect(error.providerMessage).toContain("<p>Key [redacted] is not allowed.</p>");
+    expect(error.message).not.toContain("sk-test");
+  });
+
+  it("cut by maxErrorBodyBytes inside a reference: no part of the key is left", async () => {
+    const text = page(KEY.replace("/", "&#x2F;"));
+    const cut = text.indexOf("&#x2F;") + 4; // the cut falls inside `&#x2F;`
+    const error = await errorFor(html(403, text), { maxErrorBodyBytes: cut });
+    expect(error.providerMessage).toMatch(/<p>Key \[redacted\]$/);
+    expect(error.message).not.toContain("sk-t");
+  });
+});
