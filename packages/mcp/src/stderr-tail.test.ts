@@ -125,5 +125,8 @@ describe("redacting a fragment of a secret at a cut", () => {
     expect(redactEnd(`rest ${TOKEN.slice(0, 30)}`, [TOKEN])).toBe("rest ***");
     expect(redactEnd(`rest ${TOKEN.slice(0, 3)}`, [TOKEN])).toBe(`rest ${TOKEN.slice(0, 3)}`);
     expect(redactEnd("unrelated text", [TOKEN])).toBe("unrelated text");
+    // A JSON log line cut while it wrote the token escaped.
+    const escaped = `{"token":"${TOKEN.slice(0, 3)}\\u00`;
+    expect(redactEnd(escaped, [TOKEN])).toBe('{"token":"***');
   });
 });

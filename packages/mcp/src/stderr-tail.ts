@@ -3,6 +3,7 @@
 // scrubbed before anything cuts it: a cut through a secret would leave a fragment the Scrubber
 // no longer recognises. Cuts start at a line, and text at a cut's edge that is the end (or, at
 // the far edge, the start) of a secret is redacted too.
+import { secretStartAtEnd } from "@toolnexus/core";
 import { MIN_SECRET_LENGTH, type Scrubber } from "./scrub.js";
 
 /** How much stderr is kept, in characters, besides room for the longest secret. */
@@ -83,24 +84,11 @@ export function redactStart(text: string, secrets: readonly string[]): string {
   return longest === 0 ? text : `***${text.slice(longest)}`;
 }
 
-/** `text` with an end that is the start of a secret (at least 4 characters) replaced by `***`. */
+/**
+ * `text` with an end that is the start of a secret (at least 4 characters of text, as written or
+ * escaped: core's `secretStartAtEnd`) replaced by `***`.
+ */
 export function redactEnd(text: string, secrets: readonly string[]): string {
-  let from = text.length;
-  for (const secret of secrets) {
-    if (secret.length === 0) continue;
-    // Where the text has the secret's first character, near enough to its end.
-    const earliest = Math.max(0, text.length - secret.length);
-    for (
-      let i = text.indexOf(secret[0]!, earliest);
-      i !== -1;
-      i = text.indexOf(secret[0]!, i + 1)
-    ) {
-      if (text.length - i < MIN_SECRET_LENGTH || i >= from) break;
-      if (secret.startsWith(text.slice(i))) {
-        from = i;
-        break;
-      }
-    }
-  }
-  return from === text.length ? text : `${text.slice(0, from)}***`;
+  const at = secretStartAtEnd(text, secrets);
+  return at === -1 || text.length - at < MIN_SECRET_LENGTH ? text : `${text.slice(0, at)}***`;
 }
