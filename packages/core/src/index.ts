@@ -19,6 +19,7 @@ export {
   STORED_CHECKPOINT_FORMAT,
 } from "./checkpoint-text.js";
 export type { ToolContext, ToolProgress } from "./context.js";
+export { credentialParts, isCredentialName } from "./credentials.js";
 export type { AwaitedRequest, Durability, DurableStep, DurableStepKind } from "./durability.js";
 export {
   checkDurableAnswerSize,

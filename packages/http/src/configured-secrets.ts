@@ -1,6 +1,7 @@
 // Which values of a declaration are secrets, to be redacted from everything the model reads.
 // Besides every `${VAR}` expansion: the literal values it puts where credentials go (headers,
 // the URL's userinfo, credential-named query parameters).
+import { credentialParts, isCredentialName } from "@toolnexus/core";
 
 /**
  * Headers that describe the request or the client and never carry a credential. Their values
@@ -37,9 +38,6 @@ const NOT_SECRET_HEADERS = new Set([
 /** API version headers (`X-GitHub-Api-Version`, `Notion-Version`…): dates and numbers. */
 const VERSION_HEADER = /-version$/;
 
-/** A header or query name that says its value is a credential. */
-const CREDENTIAL_NAME = /auth|key|token|secret|passw|pwd|cookie|session|signature|credential/i;
-
 /**
  * The shortest literal value of another header treated as a secret when its name does not say
  * it is a credential. Credentials are long random strings; a shorter literal is a setting ("v2",
@@ -48,32 +46,14 @@ const CREDENTIAL_NAME = /auth|key|token|secret|passw|pwd|cookie|session|signatur
  */
 export const MIN_LITERAL_SECRET_LENGTH = 8;
 
-/** `Bearer <token>`, `Basic <base64>`, `token <token>` (GitHub): the bare credential. */
-const SCHEME_TOKEN = /^(bearer|basic|token)\s+(\S+)\s*$/i;
-
-/** `user:password` and `password` from a Basic credential, when it decodes to one. */
-function basicParts(token: string): string[] {
-  try {
-    const bytes = Uint8Array.from(atob(token), (char) => char.charCodeAt(0));
-    const decoded = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    const colon = decoded.indexOf(":");
-    return colon === -1 ? [] : [decoded, decoded.slice(colon + 1)];
-  } catch {
-    return [];
-  }
-}
-
 /** The secrets in one header as sent (its `${VAR}`s expanded). */
 export function headerSecrets(name: string, value: string): string[] {
   const lower = name.toLowerCase();
   if (NOT_SECRET_HEADERS.has(lower) || VERSION_HEADER.test(lower)) return [];
-  const scheme = SCHEME_TOKEN.exec(value);
-  if (scheme !== null) {
-    // The token alone, so that an echoed `Bearer [redacted]` still tells which scheme failed.
-    const token = scheme[2] as string;
-    return scheme[1]?.toLowerCase() === "basic" ? [token, ...basicParts(token)] : [token];
-  }
-  return CREDENTIAL_NAME.test(lower) || value.length >= MIN_LITERAL_SECRET_LENGTH ? [value] : [];
+  // The token alone, so that an echoed `Bearer [redacted]` still tells which scheme failed.
+  const parts = credentialParts(value);
+  if (parts.length > 0) return parts;
+  return isCredentialName(lower) || value.length >= MIN_LITERAL_SECRET_LENGTH ? [value] : [];
 }
 
 /** A piece of the URL as written and percent-decoded: the server may echo either. */
@@ -108,7 +88,7 @@ export function urlSecrets(template: string): string[] {
     if (equals === -1 || pair.includes("{")) continue;
     const [[key, value] = ["", ""]] = new URLSearchParams(pair);
     // As written, and as decoded by a form decoder (`+` is a space there).
-    if (CREDENTIAL_NAME.test(key)) secrets.push(pair.slice(equals + 1), value);
+    if (isCredentialName(key)) secrets.push(pair.slice(equals + 1), value);
   }
   return secrets;
 }

@@ -131,3 +131,13 @@ describe("a secret echoed HTML-escaped on an error page", () => {
     expect(error.message).not.toContain("sk-t");
   });
 });
+
+describe("a Basic credential header's decoded parts", () => {
+  it("an echoed password or user:password is redacted, not only the base64", async () => {
+    const basic = `Basic ${btoa("gateway-user:gw-pass-7f6e5d4c")}`;
+    const body = `{"error":{"message":"login gateway-user:gw-pass-7f6e5d4c refused; password gw-pass-7f6e5d4c"}}`;
+    const error = await errorFor(statusText(401, body), { secrets: [KEY, basic] });
+    expect(error.providerMessage).toBe("login [redacted] refused; password [redacted]");
+    expect(shown(error)).not.toContain("gw-pass");
+  });
+});

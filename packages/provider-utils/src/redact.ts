@@ -1,4 +1,10 @@
-import { replaceSecrets, secretSpellings, secretStartAtEnd } from "@toolnexus/core";
+import {
+  credentialParts,
+  isCredentialName,
+  replaceSecrets,
+  secretSpellings,
+  secretStartAtEnd,
+} from "@toolnexus/core";
 
 /** What a secret is replaced with by {@link redact}. */
 export const REDACTED = "[redacted]";
@@ -16,7 +22,8 @@ const CREDENTIAL_HEADERS = new Set([
 /**
  * Replaces every occurrence of each secret in `text` with `[redacted]`. Use it on anything that
  * may echo a request back (error bodies, stream payloads) before it reaches a message or a log.
- * Also hides the bare token of a `Bearer <token>` secret, and a secret written with JSON escapes
+ * Also hides the bare token of a `Bearer <token>` secret (and a `Basic` one's decoded
+ * `user:password` and password), and a secret written with JSON escapes
  * (`\u0073k-...`, `sk-a\/b`, escaped twice for JSON inside a JSON string). Secrets shorter than
  * 4 characters are ignored, so a one-letter key cannot shred every message.
  */
@@ -71,9 +78,9 @@ function expandSecrets(secrets: readonly string[]): string[] {
   for (const secret of secrets) {
     const trimmed = secret.trim();
     if (trimmed.length >= 4) for (const spelling of secretSpellings(trimmed)) all.add(spelling);
-    const bearer = /^(?:bearer|basic|token)\s+(.+)$/i.exec(trimmed)?.[1]?.trim();
-    if (bearer !== undefined && bearer.length >= 4) {
-      for (const spelling of secretSpellings(bearer)) all.add(spelling);
+    // The bare token of `Bearer <token>`, a Basic credential's user:password and password.
+    for (const part of credentialParts(trimmed)) {
+      if (part.length >= 4) for (const spelling of secretSpellings(part)) all.add(spelling);
     }
   }
   return [...all];
@@ -98,10 +105,8 @@ export function credentialValues(headers: Readonly<Record<string, string>>): str
  */
 export function isCredentialHeader(name: string): boolean {
   const lower = name.toLowerCase();
-  return CREDENTIAL_HEADERS.has(lower) || SECRET_NAME.test(lower);
+  return CREDENTIAL_HEADERS.has(lower) || isCredentialName(lower);
 }
-
-const SECRET_NAME = /key|token|auth|secret|passw|cookie|session|signature|credential/;
 
 const AUTH_HEADERS = new Set(["authorization", "api-key", "x-api-key"]);
 
