@@ -4,6 +4,7 @@ import {
   addUsage,
   error,
   isToolResult,
+  jsonCopy,
   messageParts,
   type PendingCall,
   type Tool,
@@ -12,6 +13,7 @@ import {
   type ToolResult,
   type Usage,
 } from "@toolnexus/core";
+import { copyCall } from "./detached-event.js";
 import { messageOf } from "./errors.js";
 import type { Run } from "./run-state.js";
 import type { Attempt } from "./tool-attempt.js";
@@ -60,9 +62,9 @@ async function afterToolHook(
   let result = attempt.result;
   try {
     const replaced = await afterTool({
-      call,
+      call: copyCall(call),
       tool,
-      args,
+      args: jsonCopy(args),
       result,
       ctx: run.context(call, messageId),
     });

@@ -105,10 +105,10 @@ function eventStream(
   return {
     [Symbol.asyncIterator]() {
       const controller = new AbortController();
-      if (outer !== undefined) {
-        if (outer.aborted) controller.abort(outer.reason);
-        else outer.addEventListener("abort", () => controller.abort(outer.reason), { once: true });
-      }
+      // The caller's signal is linked only while the run goes on: a long-lived signal shared by
+      // many streams must not keep one listener (and its run) per stream.
+      const onOuterAbort = () => controller.abort(outer?.reason);
+      const unlink = () => outer?.removeEventListener("abort", onOuterAbort);
       const queue: RunEvent[] = [];
       let failure: { error: unknown } | undefined;
       let finished = false;
@@ -121,15 +121,19 @@ function eventStream(
       const ensureStarted = () => {
         if (started) return;
         started = true;
+        if (outer?.aborted) controller.abort(outer.reason);
+        else outer?.addEventListener("abort", onOuterAbort, { once: true });
         begin((event) => {
           queue.push(event);
           notify();
         }, controller.signal).then(
           () => {
+            unlink();
             finished = true;
             notify();
           },
           (thrown: unknown) => {
+            unlink();
             failure = { error: thrown };
             finished = true;
             notify();
@@ -154,6 +158,7 @@ function eventStream(
           }
         },
         async return(): Promise<IteratorResult<RunEvent>> {
+          unlink();
           if (!finished)
             controller.abort(new DOMException("the stream consumer stopped", "AbortError"));
           finished = true;

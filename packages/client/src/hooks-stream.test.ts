@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { ok, pending, type ToolContext } from "@toolnexus/core";
 import { nativeTool } from "@toolnexus/native";
 import { describe, expect, it } from "vitest";
@@ -140,6 +141,83 @@ describe("hooks", () => {
   });
 });
 
+describe("what listeners and hooks get is theirs to change", () => {
+  const login = nativeTool({
+    name: "login",
+    description: "Logs in",
+    input: z.object({ user: z.string(), password: z.string() }),
+    run: ({ user, password }) => `token=${password.length} for ${user}`,
+  });
+  const loginOnce = () =>
+    scriptedModel([
+      { toolCalls: [{ id: "c1", name: "login", arguments: { user: "bob", password: "hunter22" } }] },
+      { content: "logged in" },
+    ]);
+  const transcriptArgs = (messages: readonly { role: string; toolCalls?: { args: object }[] }[]) =>
+    messages.find((m) => m.role === "assistant" && m.toolCalls)?.toolCalls?.[0]?.args;
+
+  it("an onEvent that masks a call's arguments or a result changes neither the tool nor the transcript", async () => {
+    const result = await createClient({
+      model: loginOnce(),
+      tools: [login],
+      onEvent: (event) => {
+        if (event.type === "tool_call") (event.call.args as { password: string }).password = "***";
+        if (event.type === "tool_result") event.record.result.output = "masked";
+        if (event.type === "message") event.message.content = "changed";
+      },
+    }).run("go");
+    expect(toolOutput(result.messages)).toBe("token=8 for bob");
+    expect(transcriptArgs(result.messages)).toEqual({ user: "bob", password: "hunter22" });
+    expect(result.messages.some((m) => m.content === "changed")).toBe(false);
+    expect(result.toolCalls[0]?.result.output).toBe("token=8 for bob");
+  });
+
+  it("a stream reader that edits events changes nothing either", async () => {
+    const client = createClient({ model: loginOnce(), tools: [login] });
+    let final: RunEvent | undefined;
+    for await (const event of client.stream("go")) {
+      if (event.type === "tool_call") (event.call.args as { password: string }).password = "***";
+      final = event;
+    }
+    const result = final?.type === "done" ? final.result : undefined;
+    expect(toolOutput(result?.messages ?? [])).toBe("token=8 for bob");
+    expect(transcriptArgs(result?.messages ?? [])).toEqual({ user: "bob", password: "hunter22" });
+  });
+
+  it("beforeModel editing messages in place changes what the model sees this turn, not the transcript", async () => {
+    const model = scriptedModel([{ content: "ok" }]);
+    const result = await createClient({
+      model,
+      hooks: {
+        beforeModel: (request) => {
+          for (const message of request.messages) {
+            if (message.role === "user") message.content = message.content.replace(/\S+@\S+/, "<email>");
+          }
+          return undefined;
+        },
+      },
+    }).run("mail ann@example.com");
+    expect(model.requests[0]?.messages[0]?.content).toBe("mail <email>");
+    expect(result.messages[0]?.content).toBe("mail ann@example.com");
+  });
+
+  it("beforeTool editing args in place changes what the tool gets, not the transcript's call", async () => {
+    const result = await createClient({
+      model: loginOnce(),
+      tools: [login],
+      hooks: {
+        beforeTool: ({ args, call }) => {
+          args.user = "alice";
+          (call.args as { password: string }).password = "***";
+          return undefined;
+        },
+      },
+    }).run("go");
+    expect(toolOutput(result.messages)).toBe("token=8 for alice");
+    expect(transcriptArgs(result.messages)).toEqual({ user: "bob", password: "hunter22" });
+  });
+});
+
 describe("stream", () => {
   it("yields text deltas, the calls, results and usage, and ends with done carrying the RunResult", async () => {
     const model = scriptedModel([
@@ -219,6 +297,47 @@ describe("stream", () => {
       }
     };
     await expect(iterate()).rejects.toBeInstanceOf(RunCancelledError);
+  });
+
+  it("leaves no listener on a long-lived signal shared by many streams, read or left early", async () => {
+    const shared = new AbortController();
+    const model = {
+      id: "m",
+      generate: async () => ({ id: "r", text: "x", toolCalls: [], finishReason: "stop" as const }),
+    };
+    const client = createClient({ model });
+    for (let i = 0; i < 50; i++) {
+      // Every other stream is left at its first event.
+      for await (const _ of client.stream("go", { signal: shared.signal })) if (i % 2 === 1) break;
+    }
+    // A stream never iterated links nothing either.
+    client.stream("never read", { signal: shared.signal });
+    expect(getEventListeners(shared.signal, "abort")).toHaveLength(0);
+  });
+
+  it("still cancels a stream when the shared signal aborts while it runs", async () => {
+    const shared = new AbortController();
+    const hang = nativeTool({
+      name: "hang",
+      description: "d",
+      input: z.object({}),
+      ctx: true,
+      run: (_args, ctx: ToolContext) =>
+        new Promise((_, reject) =>
+          ctx.signal?.addEventListener("abort", () => reject(new Error("stopped"))),
+        ),
+    });
+    const client = createClient({
+      model: scriptedModel([{ toolCalls: [{ name: "hang" }] }, { content: "never" }]),
+      tools: [hang],
+    });
+    const iterate = async () => {
+      for await (const event of client.stream("go", { signal: shared.signal })) {
+        if (event.type === "tool_call") shared.abort();
+      }
+    };
+    await expect(iterate()).rejects.toBeInstanceOf(RunCancelledError);
+    expect(getEventListeners(shared.signal, "abort")).toHaveLength(0);
   });
 });
 

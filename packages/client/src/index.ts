@@ -27,6 +27,7 @@ export {
 } from "@toolnexus/core";
 export type { AgentToolOptions } from "./agent-tool.js";
 export { agentTool } from "./agent-tool.js";
+export { MAX_MODEL_ID_CHARS } from "./checked-response.js";
 export { createClient } from "./client.js";
 export type {
   Compacted,

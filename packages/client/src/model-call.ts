@@ -1,8 +1,9 @@
 // One model call of the turn loop: hooks, the run's deadline, streaming, usage, and the error a
 // failed call becomes.
 import type { Model, ModelCallOptions, ModelRequest, ModelResponse } from "@toolnexus/core";
-import { addUsage } from "@toolnexus/core";
+import { addUsage, jsonCopy } from "@toolnexus/core";
 import { timeoutReason } from "./budget.js";
+import { checkResponse } from "./checked-response.js";
 import { messageOf, RunError } from "./errors.js";
 import type { Run } from "./run-state.js";
 
@@ -44,24 +45,67 @@ export function plainCall(run: Run): boolean {
 export function startDirect(run: Run): Promise<ModelResponse> {
   if (run.aborted) throw run.cancelled();
   try {
-    return generate(
+    const options = runOptions(run);
+    const call = generate(
       run,
       { messages: run.messages, tools: run.config.specs },
-      runOptions(run),
+      options,
       run.turns + 1,
       run,
     );
+    // A run in memory stops at its caller's signal even when the model does not; a durable
+    // run's signal is made only when the model reads it (its cancel comes with the lease).
+    return run.stoppable && run.journal === undefined ? untilAborted(call, run.signal!) : call;
   } catch (thrown) {
     // A model whose generate throws before it returns a promise fails like one that rejects.
     return Promise.reject(thrown);
   }
 }
 
-/** After a direct call: a model that ignored its signal must not carry a cancelled run on. */
+/**
+ * After a direct call: a model that ignored its signal must not carry a cancelled run on, and
+ * the response must be one the loop can record (see checked-response.ts).
+ */
 export function directResponse(run: Run, response: ModelResponse): ModelResponse {
   if (run.aborted) throw run.cancelled();
-  countUsage(run, response);
-  return response;
+  const taken = accepted(run, response, run.turns + 1);
+  countUsage(run, taken);
+  return taken;
+}
+
+/** `response` as the loop takes it, or a `model_failed` RunError saying what is wrong with it. */
+function accepted(run: Run, response: ModelResponse, turn: number): ModelResponse {
+  const checked = checkResponse(response);
+  if (typeof checked !== "string") return checked;
+  throw new RunError(
+    "model_failed",
+    `model ${run.config.model.id} gave an unusable response on turn ${turn}: ${checked}`,
+    run.messages,
+    run.runId,
+  );
+}
+
+/**
+ * `promise`, or a rejection with `signal`'s reason as soon as it aborts: a model that ignores
+ * its signal must not hold a cancelled or timed-out run until it answers (its late answer is
+ * dropped).
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", stop);
+        resolve(value);
+      },
+      (thrown: unknown) => {
+        signal.removeEventListener("abort", stop);
+        reject(thrown);
+      },
+    );
+  });
 }
 
 async function callModelDirect(run: Run): Promise<ModelResponse> {
@@ -79,8 +123,12 @@ async function callModelGeneral(run: Run): Promise<ModelResponse | "timeout"> {
   const { hooks } = run.config;
   let request: ModelRequest = { messages: run.messages, tools: run.config.specs };
   const turn = run.turns + 1;
-  if (hooks.beforeModel !== undefined)
-    request = (await hooks.beforeModel(request, { turn })) ?? request;
+  if (hooks.beforeModel !== undefined) {
+    // The hook's own copy of the transcript: editing it in place changes what the model sees
+    // this turn (as returning a request does), never the run's transcript.
+    const theirs = { messages: jsonCopy(run.messages), tools: run.config.specs };
+    request = (await hooks.beforeModel(theirs, { turn })) ?? theirs;
+  }
 
   const left = run.clock.remaining();
   const outer = run.signal;
@@ -101,7 +149,8 @@ async function callModelGeneral(run: Run): Promise<ModelResponse | "timeout"> {
 
   let response: ModelResponse;
   try {
-    response = await generate(run, request, signal === undefined ? {} : { signal }, turn, signal);
+    const call = generate(run, request, signal === undefined ? {} : { signal }, turn, signal);
+    response = await (signal === undefined ? call : untilAborted(call, signal));
   } catch (thrown) {
     if (!outer?.aborted && signal?.aborted) return "timeout";
     throw modelFailed(run, thrown, turn);
@@ -112,6 +161,7 @@ async function callModelGeneral(run: Run): Promise<ModelResponse | "timeout"> {
   if (outer?.aborted) throw run.cancelled();
   if (hooks.afterModel !== undefined)
     response = (await hooks.afterModel(response, { turn })) ?? response;
+  response = accepted(run, response, turn);
   countUsage(run, response);
   return response;
 }
@@ -197,7 +247,7 @@ function generate(
       return response;
     });
   }
-  return streamed(run, model.stream.bind(model), request, options, turn);
+  return streamed(run, model.stream.bind(model), request, options, turn, stop);
 }
 
 function emitReasoning(run: Run, response: ModelResponse, turn: number): void {
@@ -210,9 +260,12 @@ async function streamed(
   request: ModelRequest,
   options: ModelCallOptions,
   turn: number,
+  stop: { readonly aborted: boolean } | undefined,
 ): Promise<ModelResponse> {
   let final: ModelResponse | undefined;
   for await (const part of stream(request, options)) {
+    // A stream that goes on after its call was stopped: nothing more reaches the run.
+    if (stop?.aborted) break;
     if (part.type === "text") run.emit({ type: "text", delta: part.delta, turn });
     else if (part.type === "reasoning") run.emit({ type: "reasoning", delta: part.delta, turn });
     else if (part.type === "finish") final = part.response;

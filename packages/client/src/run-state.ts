@@ -2,6 +2,7 @@
 // the small things every layer above asks of it: emit an event, the error a stopped run
 // rejects with, a call's context, a checkpoint. It calls nothing above it; the turn loop
 // (turn-loop.ts), one call's life (tool-call.ts) and the model call (model-call.ts) act on it.
+
 import {
   type Answer,
   CHECKPOINT_VERSION,
@@ -24,6 +25,7 @@ import {
 import { RunClock } from "./budget.js";
 import { CallContext, EMIT } from "./call-signal.js";
 import type { ResolvedConfig } from "./config.js";
+import { detached } from "./detached-event.js";
 import { RunCancelledError, RunError } from "./errors.js";
 import type { RunTrace } from "./instrumentation.js";
 import type { Journal } from "./journal.js";
@@ -187,8 +189,12 @@ export class Run {
   }
 
   emit(event: RunEvent): void {
-    this.config.emit(event);
-    this.sink?.(event);
+    // Listeners get their own copies (detached-event.ts); the recorder reads the run's own.
+    if (this.config.listens || this.sink !== undefined) {
+      const theirs = detached(event);
+      this.config.emit(theirs);
+      this.sink?.(theirs);
+    }
     this.recorder?.take(event);
   }
 

@@ -6,6 +6,7 @@
 import type { AwaitedRequest, RunStore } from "@toolnexus/core";
 import type { ResolvedConfig } from "./config.js";
 import { settleRun } from "./durable.js";
+import { RunCancelledError } from "./errors.js";
 import { startRun } from "./start.js";
 import { waitForAnswers } from "./store-answers.js";
 import type { RunOptions, RunResult } from "./types.js";
@@ -31,7 +32,14 @@ export async function runOnStore(
       ? await startOrJoin(own, prompt, options)
       : await settleRun(own, runId, signal, undefined);
   while (result.status === "pending") {
-    await waitForAnswers(store, await awaitedOf(store, runId), signal);
+    try {
+      await waitForAnswers(store, await awaitedOf(store, runId), signal);
+    } catch (thrown) {
+      // Giving up the wait through `signal` leaves the run waiting in the store (a later call
+      // with its id continues it); this call rejects as every cancelled run does.
+      if (signal?.aborted) throw new RunCancelledError(result.messages, runId, signal.reason);
+      throw thrown;
+    }
     result = await settleRun(own, runId, signal, undefined);
   }
   return result;

@@ -5,12 +5,14 @@ import {
   callIdOf,
   error,
   isToolResult,
+  jsonCopy,
   type Tool,
   type ToolCall,
   type ToolResult,
 } from "@toolnexus/core";
 import { smallest, timeoutReason } from "./budget.js";
 import { CallContext, stopCall } from "./call-signal.js";
+import { copyCall } from "./detached-event.js";
 import { messageOf } from "./errors.js";
 import { type ToolTraceInfo, thrownResult, withThrown } from "./instrumentation.js";
 import type { Run } from "./run-state.js";
@@ -75,10 +77,13 @@ async function hookedAttempt(
   ctx: CallContext,
   again: boolean,
 ): Promise<Attempt> {
-  let args = givenArgs;
+  // The hook's own copies: changing them in place changes what the tool gets (as returning
+  // `{ args }` does; not on a re-execution, which runs what was asked), never the transcript.
+  const theirs = jsonCopy(givenArgs);
+  let args = again ? givenArgs : theirs;
   let decision: unknown;
   try {
-    decision = await beforeTool({ call, tool, args, ctx });
+    decision = await beforeTool({ call: copyCall(call), tool, args: theirs, ctx });
   } catch (thrown) {
     return noRun(error(`beforeTool hook failed: ${messageOf(thrown)}`), args);
   }

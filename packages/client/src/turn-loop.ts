@@ -35,7 +35,7 @@ export async function loop(run: Run): Promise<RunResult> {
       } catch (thrown) {
         throw modelFailed(run, thrown, run.turns + 1);
       }
-      directResponse(run, response);
+      response = directResponse(run, response);
     } else {
       response = await (steps === undefined ? callModel(run) : modelStep(run, steps));
     }

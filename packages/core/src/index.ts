@@ -54,7 +54,7 @@ export type {
   Usage,
   UserMessage,
 } from "./messages.js";
-export { addUsage, callIdOf, emptyUsage, toolCall } from "./messages.js";
+export { addUsage, callIdOf, deeperThan, emptyUsage, toolCall } from "./messages.js";
 export type {
   Model,
   ModelCallOptions,

@@ -114,8 +114,12 @@ export function addUsage(a: Usage, b: Usage | undefined): Usage {
   return sum;
 }
 
-/** True when parsed JSON nests objects or arrays more than `limit` deep; never recurses past it. */
-function deeperThan(value: unknown, limit: number): boolean {
+/**
+ * True when `value` nests objects or arrays more than `limit` deep; never recurses past it. For
+ * JSON data (parsed, or a tool call's `args`): a value that shares objects is walked once per
+ * path to them.
+ */
+export function deeperThan(value: unknown, limit: number): boolean {
   if (typeof value !== "object" || value === null) return false;
   if (limit === 0) return true;
   if (Array.isArray(value)) {

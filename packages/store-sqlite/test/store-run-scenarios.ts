@@ -4,7 +4,7 @@
 // answers to one request at once; a sub-agent's escalated question; a second call with the same
 // run id continuing the stored run; a deadline that passes. Run by the SQLite and the PostgreSQL
 // stores' tests on a real file and a real server.
-import { agentTool, createClient, type RunResult } from "@toolnexus/client";
+import { agentTool, createClient, RunCancelledError, type RunResult } from "@toolnexus/client";
 import { scriptedModel } from "@toolnexus/client/testing";
 import {
   type Answer,
@@ -144,8 +144,17 @@ export function storeRunScenarios(name: string, open: () => ScenarioStore): void
       const stop = new AbortController();
       const first = client().run("db", { runId, durability: store, signal: stop.signal });
       const [request] = await questions(store, runId, 1);
-      stop.abort(new Error("the caller went away"));
-      await expect(first).rejects.toThrow();
+      const reason = new Error("the caller went away");
+      stop.abort(reason);
+      // Rejected as every cancelled run is, with the transcript so far and the abort's reason.
+      const cancelled = await first.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(cancelled).toBeInstanceOf(RunCancelledError);
+      expect((cancelled as RunCancelledError).cause).toBe(reason);
+      expect((cancelled as RunCancelledError).messages.length).toBeGreaterThan(0);
+      expect((await store.getRun(runId))?.state).toBe("waiting");
       await answerElsewhere({ id: request!.id, ok: true, data: { env: "eu" } });
       // Another caller (a fresh client) with the same id: the prompt is the run's, not new.
       const result = await client().run("ignored", { runId, durability: store });
