@@ -67,6 +67,20 @@ describe("checkDurableAnswerSize", () => {
     expect(() => checkDurableAnswerSize(small, JSON.stringify(small))).not.toThrow();
   });
 
+  it("quotes a long answer id by its start only: the message has a cap too", () => {
+    const answer = { id: "p".repeat(10_000_000), ok: true };
+    let message = "";
+    try {
+      checkDurableAnswerSize(answer);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(
+      /^the answer to "p{40}"… \(10000000 characters\) is 10000019 characters/,
+    );
+    expect(message.length).toBeLessThan(200);
+  });
+
   it("measures an answer with a key it does not know by its JSON text", () => {
     expect(refused({ id: "a", ok: true, extra: "x".repeat(MAX_DURABLE_ANSWER_CHARS) })).toBe(
       "answer_too_large",

@@ -89,9 +89,17 @@ export function checkDurableAnswerSize(answer: Answer, json?: string): void {
   if (size > MAX_DURABLE_ANSWER_CHARS) {
     throw new ToolnexusError(
       "answer_too_large",
-      `the answer to ${answer.id} is ${size} characters of JSON; at most ${MAX_DURABLE_ANSWER_CHARS} are recorded`,
+      `the answer to ${idForMessage(answer.id)} is ${size} characters of JSON; at most ${MAX_DURABLE_ANSWER_CHARS} are recorded`,
     );
   }
+}
+
+/** An id as an error message quotes it: whole when it is short, else its start (JSON-quoted). */
+function idForMessage(id: unknown): string {
+  const text = String(id);
+  return text.length <= 80
+    ? text
+    : `${JSON.stringify(text.slice(0, 40))}… (${text.length} characters)`;
 }
 
 /**
