@@ -2,6 +2,7 @@ import { error, pending, pendingOf } from "@toolnexus/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { nativeTool } from "./native-tool.js";
+import { toToolResult } from "./normalize.js";
 
 const returning = (value: unknown) =>
   nativeTool({ name: "ret", description: "returns a fixed value", run: () => value });
@@ -110,6 +111,36 @@ describe("return normalisation", () => {
     expect(result.isError).toBe(true);
     expect(result.output).toMatch(/^tool returned a value that cannot be serialised/);
     expect((await returning(10n).execute({})).isError).toBe(true);
+  });
+
+  it("a function or a symbol is an error result naming its type, never its source text", async () => {
+    expect(await returning(() => 1).execute({})).toEqual({
+      output: "tool returned a value that cannot be serialised: a function has no JSON text",
+      isError: true,
+    });
+    expect(await returning(Symbol("s")).execute({})).toEqual({
+      output: "tool returned a value that cannot be serialised: a symbol has no JSON text",
+      isError: true,
+    });
+    expect(await returning({ toJSON: () => undefined }).execute({})).toEqual({
+      output: "tool returned a value that cannot be serialised: its toJSON() gave no JSON text",
+      isError: true,
+    });
+  });
+
+  it("toToolResult follows the same rules", () => {
+    expect(toToolResult(() => 1)).toMatchObject({ isError: true });
+    expect(toToolResult(undefined)).toEqual({ output: "", isError: false });
+    // A function with a toJSON is written as its toJSON says.
+    expect(toToolResult(Object.assign(() => 1, { toJSON: () => "fn" }))).toEqual({
+      output: '"fn"',
+      isError: false,
+    });
+    // Functions and symbols inside an object or array are written as JSON writes them.
+    expect(toToolResult({ f: () => 1, s: Symbol("s"), a: [() => 1] })).toEqual({
+      output: '{"a":[null]}',
+      isError: false,
+    });
   });
 });
 

@@ -110,7 +110,8 @@ const invalid = (name: string, checked: { problems: string[] }) =>
  *
  * `run` gets the validated arguments; it gets the {@link ToolContext} as a second argument only
  * when you opt in with `ctx: true` (then always an object, even on a direct `execute(args)`).
- * Return a string, any JSON value, nothing, or a ToolResult (e.g. `pending(...)` to ask a human).
+ * Return a string, any JSON value, nothing, or a ToolResult (e.g. `pending(...)` to ask a human);
+ * a value JSON cannot write (a BigInt, a cycle, a function, a symbol) becomes an error result.
  * A throw becomes an error result with its message; invalid arguments become an error result
  * naming each bad field, and `run` is not called.
  *

@@ -1,8 +1,12 @@
 import { error, isToolResult, jsonText, ok, type ToolResult } from "@toolnexus/core";
 
+const UNSERIALISABLE = "tool returned a value that cannot be serialised";
+
 /**
  * The return rules of a native `run`: a string is the output, a ToolResult passes through
- * untouched (suspensions included), `undefined`/`null` is `""`, anything else is JSON.
+ * untouched (suspensions included), `undefined`/`null` is `""`, anything else is its
+ * `JSON.stringify` text. A value JSON cannot write (a BigInt, a cycle, a function, a symbol, an
+ * object whose `toJSON` gives nothing) is an error result that says why, never its source text.
  */
 export function toToolResult(value: unknown): ToolResult {
   if (typeof value === "string") return ok(value);
@@ -10,13 +14,22 @@ export function toToolResult(value: unknown): ToolResult {
   // JSON's text of a number or a boolean, without a JSON.stringify call (core's jsonText).
   if (typeof value === "number" || typeof value === "boolean") return ok(jsonText(value));
   if (isToolResult(value)) return value;
+  let json: string | undefined;
   try {
-    const json = JSON.stringify(value);
-    // JSON.stringify returns undefined for functions and symbols.
-    return json === undefined ? ok(String(value)) : ok(json);
+    json = JSON.stringify(value);
   } catch (cause) {
-    return error(`tool returned a value that cannot be serialised: ${messageOf(cause)}`);
+    return error(`${UNSERIALISABLE}: ${messageOf(cause)}`);
   }
+  // JSON.stringify gives undefined, not text, for a function, a symbol, and an object whose
+  // toJSON returns one of those or undefined: no JSON text to send the model.
+  if (json === undefined) return error(`${UNSERIALISABLE}: ${noJsonText(value)}`);
+  return ok(json);
+}
+
+function noJsonText(value: unknown): string {
+  if (typeof value === "function") return "a function has no JSON text";
+  if (typeof value === "symbol") return "a symbol has no JSON text";
+  return "its toJSON() gave no JSON text";
 }
 
 /** The readable message of anything thrown. */

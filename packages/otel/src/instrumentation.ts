@@ -1,5 +1,11 @@
 // The instrumentation a client is given: its options, checked once, and a RunTelemetry per run.
 import { type Meter, metrics, type Tracer, trace } from "@opentelemetry/api";
+import {
+  checkCap,
+  DEFAULT_MAX_ATTRIBUTE_CHARS,
+  DEFAULT_MAX_CONTENT_CHARS,
+  type Limits,
+} from "./limits.js";
 import { instruments } from "./metrics.js";
 import { SCOPE } from "./names.js";
 import { RunTelemetry, type Telemetry } from "./run-telemetry.js";
@@ -25,6 +31,24 @@ export interface OtelInstrumentationOptions {
    * `"openai:gpt-4o-mini"`); none when neither says.
    */
   providerName?: string;
+  /**
+   * The most characters (UTF-16 code units, as `String.length` counts them) of any string this
+   * package records that is not content: ids (call, response, message, run, request, session),
+   * names, finish reasons, error types, status descriptions, exception messages and stacks of
+   * failed model calls and runs, span names and metric attributes. A longer string keeps its
+   * beginning and ends with `…[cut: N characters]`, within the cap. A whole number of at least
+   * 64, or `Infinity` for no cap. Default: 4096.
+   */
+  maxAttributeChars?: number;
+  /**
+   * The most characters of each content attribute (`recordContent: true`): the system
+   * instructions, the input and output messages, tool arguments and results, a suspension's
+   * prompt, a failed tool's error text and exception. `gen_ai.input.messages` keeps the newest
+   * messages that fit in it (`toolnexus.input.messages.omitted` says how many were left out), and
+   * the message attributes stay valid JSON: long strings inside them are cut. A whole number of
+   * at least 64, or `Infinity` for no cap. Default: 32768.
+   */
+  maxContentChars?: number;
 }
 
 /**
@@ -39,14 +63,19 @@ export interface OtelInstrumentationOptions {
  */
 export function otelInstrumentation(options: OtelInstrumentationOptions = {}): OtelInstrumentation {
   checkOptions(options);
+  const limits: Limits = {
+    attribute: options.maxAttributeChars ?? DEFAULT_MAX_ATTRIBUTE_CHARS,
+    content: options.maxContentChars ?? DEFAULT_MAX_CONTENT_CHARS,
+  };
   let telemetry: Telemetry | undefined;
   // Resolved on the first run, not now: a meter taken from the global provider before the SDK
   // registered would stay a no-op (the metrics API has no proxy meter).
   const resolve = (): Telemetry => {
     telemetry ??= {
       tracer: options.tracer ?? trace.getTracer(SCOPE),
-      instruments: instruments(options.meter ?? metrics.getMeter(SCOPE)),
+      instruments: instruments(options.meter ?? metrics.getMeter(SCOPE), limits),
       recordContent: options.recordContent === true,
+      limits,
       agentName: options.agentName,
       providerName: options.providerName,
     };
@@ -70,6 +99,8 @@ function checkOptions(options: OtelInstrumentationOptions): void {
       throw new TypeError(`otelInstrumentation: ${key} must be a non-empty string`);
     }
   }
+  checkCap("maxAttributeChars", options.maxAttributeChars);
+  checkCap("maxContentChars", options.maxContentChars);
   if (options.tracer !== undefined && typeof options.tracer?.startSpan !== "function") {
     throw new TypeError("otelInstrumentation: tracer must be an OpenTelemetry Tracer");
   }

@@ -1,5 +1,6 @@
 // The histograms, with the bucket boundaries the GenAI conventions advise.
 import { type Histogram, type Meter, ValueType } from "@opentelemetry/api";
+import { capped, type Limits } from "./limits.js";
 import { METRIC } from "./names.js";
 
 /** Seconds, from 10ms to ~80s: the conventions' boundaries for model calls and tool executions. */
@@ -23,7 +24,23 @@ export interface Instruments {
   waitDuration: Histogram;
 }
 
-export function instruments(meter: Meter): Instruments {
+/** The histograms, each cutting its measurements' string attributes to the attribute cap. */
+export function instruments(meter: Meter, limits: Limits): Instruments {
+  const made = histograms(meter);
+  const capping = (histogram: Histogram): Histogram => ({
+    record: (value, attributes, context) =>
+      histogram.record(value, attributes && capped(attributes, limits), context),
+  });
+  return {
+    operationDuration: capping(made.operationDuration),
+    tokenUsage: capping(made.tokenUsage),
+    agentDuration: capping(made.agentDuration),
+    toolDuration: capping(made.toolDuration),
+    waitDuration: capping(made.waitDuration),
+  };
+}
+
+function histograms(meter: Meter): Instruments {
   return {
     operationDuration: meter.createHistogram(METRIC.operationDuration, {
       description: "GenAI operation duration.",

@@ -22,6 +22,8 @@ export const ATTR = {
   outputMessages: "gen_ai.output.messages",
   toolArguments: "gen_ai.tool.call.arguments",
   toolResult: "gen_ai.tool.call.result",
+  /** How many of the oldest messages `gen_ai.input.messages` left out to stay within its cap. */
+  inputMessagesOmitted: "toolnexus.input.messages.omitted",
   // toolnexus's own.
   runId: "toolnexus.run.id",
   runKind: "toolnexus.run.kind",

@@ -2,6 +2,7 @@
 // and the measurements, from the loop's events through the seam.
 import {
   type Attributes,
+  type AttributeValue,
   type Context,
   context,
   type Link,
@@ -13,6 +14,7 @@ import {
 } from "@opentelemetry/api";
 import { extractContext, injectContext, readAskedAt, readHaltedAt } from "./carrier.js";
 import { finalText, finishReason, json, outputMessages } from "./content.js";
+import { capAttribute, capped, cut, type Limits } from "./limits.js";
 import type { Instruments } from "./metrics.js";
 import { ATTR, CARRIER, EVENT } from "./names.js";
 import type {
@@ -46,6 +48,8 @@ export interface Telemetry {
   tracer: Tracer;
   instruments: Instruments;
   recordContent: boolean;
+  /** The caps every recorded string is cut to. */
+  limits: Limits;
   agentName: string | undefined;
   providerName: string | undefined;
 }
@@ -57,6 +61,7 @@ export class RunTelemetry implements TracedRun {
   private readonly ctx: Context;
   private readonly started = performance.now();
   private readonly content: boolean;
+  private readonly limits: Limits;
   /** Attributes every span and measurement of this run shares. */
   private readonly shared: Attributes = {};
   private readonly modelName: string;
@@ -91,6 +96,7 @@ export class RunTelemetry implements TracedRun {
     this.provider = provider;
     this.agent = telemetry.agentName ?? info.agent;
     this.content = telemetry.recordContent;
+    this.limits = telemetry.limits;
     if (this.agent !== undefined) this.shared[ATTR.agentName] = this.agent;
     if (info.sessionId !== undefined) this.shared[ATTR.conversationId] = info.sessionId;
 
@@ -110,13 +116,30 @@ export class RunTelemetry implements TracedRun {
     }
     const parent = parentContext(info);
     this.span = telemetry.tracer.startSpan(
-      this.agent === undefined ? "invoke_agent" : `invoke_agent ${this.agent}`,
-      { kind: SpanKind.INTERNAL, attributes, links },
+      this.name(this.agent === undefined ? "invoke_agent" : `invoke_agent ${this.agent}`),
+      { kind: SpanKind.INTERNAL, attributes: this.cap(attributes), links },
       parent,
     );
     this.ctx = trace.setSpan(parent, this.span);
-    if (this.content && this.span.isRecording()) recordInput(this.span, info.messages);
+    if (this.content && this.span.isRecording()) {
+      recordInput(this.span, info.messages, this.limits);
+    }
     if (info.kind === "continue") this.durableWaits(info);
+  }
+
+  /** `attributes` with every string cut to its cap. */
+  private cap(attributes: Attributes): Attributes {
+    return capped(attributes, this.limits);
+  }
+
+  /** Sets one attribute, its strings cut to the attribute's cap. */
+  private set(span: Span, key: string, value: AttributeValue): void {
+    span.setAttribute(key, capAttribute(key, value, this.limits));
+  }
+
+  /** A span name (it holds a model, agent or tool name), cut to the attribute cap. */
+  private name(name: string): string {
+    return cut(name, this.limits.attribute);
   }
 
   /** A continuation: the human's wait for each answered request, from when its call suspended. */
@@ -152,7 +175,7 @@ export class RunTelemetry implements TracedRun {
       [ATTR.waitDuration]: seconds,
     };
     if (call !== undefined) event[ATTR.toolCallId] = call.id;
-    this.span.addEvent(EVENT.waited, event);
+    this.span.addEvent(EVENT.waited, this.cap(event));
     const measured: Attributes = {
       [ATTR.requestKind]: request.kind,
       [ATTR.answerOutcome]: outcome,
@@ -182,11 +205,11 @@ export class RunTelemetry implements TracedRun {
       [ATTR.turn]: info.turn,
     };
     const span = this.telemetry.tracer.startSpan(
-      `chat ${this.modelName}`,
-      { kind: SpanKind.CLIENT, attributes },
+      this.name(`chat ${this.modelName}`),
+      { kind: SpanKind.CLIENT, attributes: this.cap(attributes) },
       this.ctx,
     );
-    if (this.content && span.isRecording()) recordInput(span, info.request.messages);
+    if (this.content && span.isRecording()) recordInput(span, info.request.messages, this.limits);
     const measured = this.operationAttributes();
     const started = performance.now();
     let response: R;
@@ -195,7 +218,7 @@ export class RunTelemetry implements TracedRun {
       response = await context.with(trace.setSpan(this.ctx, span), call);
     } catch (error) {
       const type = errorType(error);
-      fail(span, type, error);
+      fail(span, type, error, this.limits);
       measured[ATTR.errorType] = type;
       this.telemetry.instruments.operationDuration.record(elapsed(started), measured);
       span.end();
@@ -217,14 +240,14 @@ export class RunTelemetry implements TracedRun {
 
   private modelResponse(span: Span, response: TracedModelResponse, measured: Attributes): void {
     if (typeof response.id === "string" && response.id !== "") {
-      span.setAttribute(ATTR.responseId, response.id);
+      this.set(span, ATTR.responseId, response.id);
     }
     if (
       typeof response.finishReason === "string" ||
       typeof response.stopReason === "string" ||
       (response.toolCalls?.length ?? 0) > 0
     ) {
-      span.setAttribute(ATTR.finishReasons, [finishReason(response)]);
+      this.set(span, ATTR.finishReasons, [finishReason(response)]);
     }
     const { usage } = response;
     if (usage !== undefined) {
@@ -239,8 +262,8 @@ export class RunTelemetry implements TracedRun {
       tokenUsage.record(completionTokens, { ...measured, [ATTR.tokenType]: "output" });
     }
     if (this.content && span.isRecording()) {
-      const output = outputMessages(response);
-      if (output !== undefined) span.setAttribute(ATTR.outputMessages, output);
+      const output = outputMessages(response, this.limits.content);
+      if (output !== undefined) this.set(span, ATTR.outputMessages, output);
     }
   }
 
@@ -266,13 +289,13 @@ export class RunTelemetry implements TracedRun {
       }
     }
     const span = this.telemetry.tracer.startSpan(
-      `execute_tool ${info.tool}`,
-      { kind: SpanKind.INTERNAL, attributes },
+      this.name(`execute_tool ${info.tool}`),
+      { kind: SpanKind.INTERNAL, attributes: this.cap(attributes) },
       this.ctx,
     );
     if (this.content && span.isRecording()) {
       const args = json(info.args);
-      if (args !== undefined) span.setAttribute(ATTR.toolArguments, args);
+      if (args !== undefined) this.set(span, ATTR.toolArguments, args);
     }
     const measured: Attributes = { [ATTR.toolName]: info.tool, [ATTR.toolType]: "function" };
     if (this.agent !== undefined) measured[ATTR.agentName] = this.agent;
@@ -288,7 +311,7 @@ export class RunTelemetry implements TracedRun {
     } catch (error) {
       this.toolSpans.delete(key);
       const type = errorType(error);
-      fail(span, type, error);
+      fail(span, type, error, this.limits);
       measured[ATTR.errorType] = type;
       this.telemetry.instruments.toolDuration.record(elapsed(started), measured);
       span.end();
@@ -314,24 +337,27 @@ export class RunTelemetry implements TracedRun {
     if (request !== undefined) {
       // A suspension is not a failure: the call goes on once a human answers.
       span.setAttribute(ATTR.suspendedCall, true);
-      span.setAttribute(ATTR.requestId, request.id);
-      span.setAttribute(ATTR.requestKind, request.kind);
+      this.set(span, ATTR.requestId, request.id);
+      this.set(span, ATTR.requestKind, request.kind);
       return undefined;
     }
     if (result.isError) {
       span.setAttribute(ATTR.errorType, "tool_error");
       if (outcome.thrown !== undefined) {
-        span.recordException(exceptionOf(outcome.thrown, this.content));
+        const { content, attribute } = this.limits;
+        span.recordException(
+          exceptionOf(outcome.thrown, this.content ? content : undefined, attribute),
+        );
       }
       // The error's text is the tool's output: content, recorded only on opt-in.
       span.setStatus(
         this.content
-          ? { code: SpanStatusCode.ERROR, message: result.output }
+          ? { code: SpanStatusCode.ERROR, message: cut(result.output, this.limits.content) }
           : { code: SpanStatusCode.ERROR },
       );
       return "tool_error";
     }
-    if (this.content && span.isRecording()) span.setAttribute(ATTR.toolResult, result.output);
+    if (this.content && span.isRecording()) this.set(span, ATTR.toolResult, result.output);
     return undefined;
   }
 
@@ -345,7 +371,7 @@ export class RunTelemetry implements TracedRun {
       [ATTR.toolName]: call.name,
     };
     if (this.content) event[ATTR.requestPrompt] = request.prompt;
-    this.span.addEvent(EVENT.suspended, event);
+    this.span.addEvent(EVENT.suspended, this.cap(event));
   }
 
   waited(info: {
@@ -385,19 +411,19 @@ export class RunTelemetry implements TracedRun {
     if (this.agent !== undefined) measured[ATTR.agentName] = this.agent;
     if ("result" in outcome) {
       const { result } = outcome;
-      span.setAttribute(ATTR.runStatus, result.status);
+      this.set(span, ATTR.runStatus, result.status);
       span.setAttribute(ATTR.runTurns, result.turns);
       measured[ATTR.runStatus] = result.status;
       if (result.status === "incomplete" && typeof result.limit === "string") {
-        span.setAttribute(ATTR.runLimit, result.limit);
+        this.set(span, ATTR.runLimit, result.limit);
       }
       if (result.status === "done" && this.content && span.isRecording()) {
-        const output = finalText(result.text);
-        if (output !== undefined) span.setAttribute(ATTR.outputMessages, output);
+        const output = finalText(result.text, this.limits.content);
+        if (output !== undefined) this.set(span, ATTR.outputMessages, output);
       }
     } else {
       const type = errorType(outcome.error);
-      fail(span, type, outcome.error);
+      fail(span, type, outcome.error, this.limits);
       span.setAttribute(ATTR.runStatus, "error");
       measured[ATTR.runStatus] = "error";
       measured[ATTR.errorType] = type;

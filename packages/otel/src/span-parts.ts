@@ -10,6 +10,7 @@ import {
 } from "@opentelemetry/api";
 import { extractContext } from "./carrier.js";
 import { inputMessages, systemInstructions } from "./content.js";
+import { cut, type Limits } from "./limits.js";
 import { ATTR } from "./names.js";
 import type {
   TracedAnswer,
@@ -38,20 +39,26 @@ export function providerOf(value: unknown): string | undefined {
 }
 
 /**
- * What a throwing tool threw, as an `exception` event: always its type; its message and stack
- * only with `recordContent` (a tool's error text is its output, and may hold personal data).
+ * What was thrown, as an `exception` event: always its type (its `code`, else its name), cut to
+ * `typeCap`; its message and stack cut to `messageCap`, and only when that is given (a tool's
+ * error text is its output: content, recorded only with `recordContent`).
  */
-export function exceptionOf(thrown: unknown, withContent: boolean): Exception {
+export function exceptionOf(
+  thrown: unknown,
+  messageCap: number | undefined,
+  typeCap: number,
+): Exception {
   const name = thrown instanceof Error ? thrown.name || "Error" : typeof thrown;
   const code = (thrown as { code?: unknown } | null)?.code;
-  const exception: Exception = { name };
-  if (typeof code === "string" || typeof code === "number") exception.code = code;
-  if (!withContent) return exception;
+  const exception: Exception = { name: cut(name, typeCap) };
+  if (typeof code === "string") exception.code = cut(code, typeCap);
+  else if (typeof code === "number") exception.code = code;
+  if (messageCap === undefined) return exception;
   if (thrown instanceof Error) {
-    if (thrown.message !== "") exception.message = thrown.message;
-    if (thrown.stack !== undefined) exception.stack = thrown.stack;
+    if (thrown.message !== "") exception.message = cut(thrown.message, messageCap);
+    if (thrown.stack !== undefined) exception.stack = cut(String(thrown.stack), messageCap);
   } else {
-    exception.message = String(thrown);
+    exception.message = cut(String(thrown), messageCap);
   }
   return exception;
 }
@@ -85,11 +92,16 @@ export function outcomeOf(answer: TracedAnswer): string {
   return answer.ok ? "ok" : (answer.reason ?? "declined");
 }
 
-/** Marks a span failed: status ERROR, `error.type`, and the exception unless it is a cancellation. */
-export function fail(span: Span, type: string, error: unknown): void {
-  span.setAttribute(ATTR.errorType, type);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
-  if (type !== "cancelled" && error instanceof Error) span.recordException(error);
+/**
+ * Marks a span failed: status ERROR, `error.type`, and the exception unless it is a cancellation,
+ * every string cut to the attribute cap.
+ */
+export function fail(span: Span, type: string, error: unknown, limits: Limits): void {
+  span.setAttribute(ATTR.errorType, cut(type, limits.attribute));
+  span.setStatus({ code: SpanStatusCode.ERROR, message: cut(messageOf(error), limits.attribute) });
+  if (type !== "cancelled" && error instanceof Error) {
+    span.recordException(exceptionOf(error, limits.attribute, limits.attribute));
+  }
 }
 
 /**
@@ -107,12 +119,19 @@ export function parentContext(info: TracedRunInfo): Context {
     : trace.setSpanContext(active, { ...parent, isRemote: false });
 }
 
-/** The system prompt and the transcript, as the conventions' two content attributes. */
-export function recordInput(span: Span, messages: readonly TracedMessage[]): void {
-  const system = systemInstructions(messages);
-  if (system !== undefined) span.setAttribute(ATTR.systemInstructions, system);
-  const input = inputMessages(messages);
-  if (input !== undefined) span.setAttribute(ATTR.inputMessages, input);
+/**
+ * The system prompt and the transcript, as the conventions' two content attributes, each within
+ * the content cap; how many of the oldest messages were left out to fit, when any were.
+ */
+export function recordInput(span: Span, messages: readonly TracedMessage[], limits: Limits): void {
+  const system = systemInstructions(messages, limits.content);
+  if (system !== undefined) {
+    span.setAttribute(ATTR.systemInstructions, cut(system, limits.content));
+  }
+  const input = inputMessages(messages, limits.content);
+  if (input === undefined) return;
+  span.setAttribute(ATTR.inputMessages, cut(input.text, limits.content));
+  if (input.omitted > 0) span.setAttribute(ATTR.inputMessagesOmitted, input.omitted);
 }
 
 export function elapsed(started: number): number {
