@@ -73,13 +73,16 @@ describe("a model response the loop cannot record", () => {
     });
   }
 
-  it("a response id or a tool name over 256 characters fails too; 256 are taken", async () => {
+  it("a response id, a finish reason or a tool name over 256 characters fails too; 256 are taken", async () => {
     const name = "n".repeat(MAX_MODEL_ID_CHARS + 1);
     const byName = await failure(createClient({ model: modelOf(callsWith("c1", name)) }).run("x"));
     expect(byName.message).toMatch(/a tool name is 257 characters long/);
     const longId = { ...callsWith("c1"), id: "r".repeat(300) };
     const byId = await failure(createClient({ model: modelOf(longId), tools: [quick] }).run("x"));
     expect(byId.message).toMatch(/its response id is 300 characters long/);
+    const longReason = { ...callsWith("c1"), finishReason: "f".repeat(1000) };
+    const byReason = await failure(createClient({ model: modelOf(longReason) }).run("x"));
+    expect(byReason.message).toMatch(/its finish reason is 1000 characters long/);
     const fits = callsWith("c".repeat(MAX_MODEL_ID_CHARS));
     const done = await createClient({ model: modelOf(fits), tools: [quick] }).run("x");
     expect(done.status).toBe("done");

@@ -5,7 +5,8 @@
 import { deeperThan, MAX_WIRE_DEPTH, type ModelResponse, type ToolCall } from "@toolnexus/core";
 
 /**
- * The longest response id, tool call id or tool name a model may give, in characters. Providers'
+ * The longest response id, finish reason, tool call id or tool name a model may give, in
+ * characters. Providers'
  * ids are about 40 (`call_…`, `toolu_…`, `chatcmpl-…`) and tool names at most 64 to 128; a
  * sub-agent's run id is its parent's joined with the call's id, so an id this long still leaves
  * room for several levels under the stores' 1,024-character ids.
@@ -20,6 +21,10 @@ export const MAX_MODEL_ID_CHARS = 256;
 export function checkResponse(response: ModelResponse): ModelResponse | string {
   if (typeof response.id === "string" && response.id.length > MAX_MODEL_ID_CHARS) {
     return tooLong("its response id", response.id);
+  }
+  const reason = response.finishReason;
+  if (typeof reason === "string" && reason.length > MAX_MODEL_ID_CHARS) {
+    return tooLong("its finish reason", reason);
   }
   const calls = response.toolCalls;
   let checked: ToolCall[] | undefined;

@@ -150,7 +150,9 @@ describe("what listeners and hooks get is theirs to change", () => {
   });
   const loginOnce = () =>
     scriptedModel([
-      { toolCalls: [{ id: "c1", name: "login", arguments: { user: "bob", password: "hunter22" } }] },
+      {
+        toolCalls: [{ id: "c1", name: "login", arguments: { user: "bob", password: "hunter22" } }],
+      },
       { content: "logged in" },
     ]);
   const transcriptArgs = (messages: readonly { role: string; toolCalls?: { args: object }[] }[]) =>
@@ -191,7 +193,8 @@ describe("what listeners and hooks get is theirs to change", () => {
       hooks: {
         beforeModel: (request) => {
           for (const message of request.messages) {
-            if (message.role === "user") message.content = message.content.replace(/\S+@\S+/, "<email>");
+            if (message.role === "user")
+              message.content = message.content.replace(/\S+@\S+/, "<email>");
           }
           return undefined;
         },

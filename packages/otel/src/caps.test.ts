@@ -163,36 +163,51 @@ describe("string caps", () => {
   });
 
   it("without recordContent, model-chosen ids and reasons are cut to the attribute cap", async () => {
+    // The client takes ids, names and finish reasons of up to 256 characters from a model
+    // (MAX_MODEL_ID_CHARS); with a cap below that, each is cut here.
+    const CAP = 100;
     const q = nativeTool({ name: "q", description: "q", run: () => "ok" });
     const { meter, collect } = testMeter();
     const client = createClient({
       model: model([
         {
-          id: "R".repeat(MiB),
+          id: "R".repeat(256),
           text: "",
-          toolCalls: [toolCall("C".repeat(MiB), "q", "{}")],
+          toolCalls: [toolCall("C".repeat(256), "q", "{}")],
           finishReason: "tool_calls",
         },
-        { id: "r2", text: "ok", toolCalls: [], finishReason: "F".repeat(MiB) },
+        { id: "r2", text: "ok", toolCalls: [], finishReason: "F".repeat(256) },
       ]),
       tools: [q],
-      instrumentation: otelInstrumentation({ meter }),
+      instrumentation: otelInstrumentation({ meter, maxAttributeChars: CAP }),
     });
     await client.run("x", { sessionId: "S".repeat(1000) });
-    expect(overCap({ attribute: ATTRIBUTE_CAP, content: ATTRIBUTE_CAP })).toEqual([]);
+    expect(overCap({ attribute: CAP, content: CAP })).toEqual([]);
     const tool = spanNamed("execute_tool q");
-    expect(String(tool.attributes["gen_ai.tool.call.id"])).toHaveLength(ATTRIBUTE_CAP);
+    expect(String(tool.attributes["gen_ai.tool.call.id"])).toHaveLength(CAP);
     expect(String(tool.attributes["gen_ai.tool.call.id"])).toMatch(/^C+…\[cut: \d+ characters\]$/);
     const chats = finished().filter((span) => span.name === "chat gpt-test");
     const ids = chats.map((span) => String(span.attributes["gen_ai.response.id"]).length);
-    expect(Math.max(...ids)).toBe(ATTRIBUTE_CAP);
+    expect(Math.max(...ids)).toBe(CAP);
     const reasons = chats.flatMap(
       (span) => (span.attributes["gen_ai.response.finish_reasons"] as string[] | undefined) ?? [],
     );
-    expect(Math.max(...reasons.map((reason) => reason.length))).toBe(ATTRIBUTE_CAP);
-    // An id under the cap is whole.
-    expect(spanNamed("invoke_agent").attributes["gen_ai.conversation.id"]).toBe("S".repeat(1000));
+    expect(Math.max(...reasons.map((reason) => reason.length))).toBe(CAP);
+    // A session id is the host's, not the model's: over this cap, cut as well.
+    expect(String(spanNamed("invoke_agent").attributes["gen_ai.conversation.id"])).toMatch(CUT);
     await collect();
+  });
+
+  it("with the default cap, an id under it is whole", async () => {
+    const client = createClient({
+      model: model([{ id: "R".repeat(256), text: "ok", toolCalls: [], finishReason: "stop" }]),
+      instrumentation: otelInstrumentation(),
+    });
+    await client.run("x", { sessionId: "S".repeat(1000) });
+    expect(overCap({ attribute: ATTRIBUTE_CAP, content: CONTENT_CAP })).toEqual([]);
+    expect(spanNamed("invoke_agent").attributes["gen_ai.conversation.id"]).toBe("S".repeat(1000));
+    const chat = finished().find((span) => span.name === "chat gpt-test");
+    expect(chat?.attributes["gen_ai.response.id"]).toBe("R".repeat(256));
   });
 
   it("a failed model call's error type, message and exception are cut; so are metric attributes", async () => {
@@ -278,9 +293,9 @@ describe("maxAttributeChars and maxContentChars", () => {
     const client = createClient({
       model: model([
         {
-          id: "R".repeat(10_000),
+          id: "R".repeat(256),
           text: "",
-          toolCalls: [toolCall("C".repeat(10_000), "big", "{}")],
+          toolCalls: [toolCall("C".repeat(256), "big", "{}")],
           finishReason: "tool_calls",
         },
         { id: "r2", text: "ok", toolCalls: [], finishReason: "stop" },
