@@ -80,4 +80,34 @@ describe("followRunEvents", () => {
     expect(fixture.streamStarts()).toEqual([0, 0, 0]);
     await fixture.streamsReach(0); // the abort closed the connection
   });
+  it("a throw from onEvent reconnects without leaving the old stream open on the server", async () => {
+    const runId = await fixture.halt("S1"); // waiting: its stream stays open after the events
+    const controller = new AbortController();
+    const types: string[] = [];
+    let opens = 0;
+    let third: () => void = () => {};
+    const thirdOpen = new Promise<void>((resolve) => {
+      third = resolve;
+    });
+    const following = followRunEvents(config, runId, {
+      signal: controller.signal,
+      maxRetryMs: 50,
+      onConnection: (open) => {
+        if (open && ++opens === 3) third();
+      },
+      onEvent: (event) => {
+        types.push(event.type);
+        throw new Error("a bug in the page's onEvent"); // each throw: a reconnect
+      },
+    });
+    await thirdOpen;
+    // A connection per throw, each from the offset after the last: only the third stays open.
+    await fixture.streamsReach(1); // the test's timeout bounds the wait
+    expect(types).toEqual(["started", "suspended"]); // each once
+    expect(fixture.streamStarts()).toEqual([0, 1, 2]);
+    expect(fixture.openStreams()).toBe(1);
+    controller.abort();
+    expect(await following).toBe("aborted");
+    await fixture.streamsReach(0);
+  });
 });

@@ -63,18 +63,29 @@ export async function followRunEvents(
         if (response.status < 500) throw error;
         throw Object.assign(error, { retry: true });
       }
-      if (response.body === null) throw Object.assign(new Error("no body"), { retry: true });
-      options.onConnection?.(true);
-      wait = 500;
-      // Stops at the terminal event itself, not when the server gets round to closing.
-      await readSse(response.body, (message) => {
-        const event = eventOf(message.event, message.data);
-        if (event === undefined || event.offset <= after) return false;
-        after = event.offset;
-        options.onEvent(event);
-        ended = TERMINAL_EVENT_TYPES.has(event.type);
-        return ended;
-      });
+      const { body } = response;
+      if (body === null) throw Object.assign(new Error("no body"), { retry: true });
+      try {
+        options.onConnection?.(true);
+        wait = 500;
+        // Stops at the terminal event itself, not when the server gets round to closing. A
+        // throw from `onEvent` or a broken message reconnects: readSse cancels this body first.
+        await readSse(
+          body,
+          (message) => {
+            const event = eventOf(message.event, message.data);
+            if (event === undefined || event.offset <= after) return false;
+            after = event.offset;
+            options.onEvent(event);
+            ended = TERMINAL_EVENT_TYPES.has(event.type);
+            return ended;
+          },
+          signal,
+        );
+      } finally {
+        // Not read at all when `onConnection` threw: its connection must not stay open either.
+        if (!body.locked) await body.cancel().catch(() => {});
+      }
     } catch (error) {
       if (signal.aborted) return "aborted";
       if (error instanceof ToolnexusHttpError && !(error as { retry?: boolean }).retry) throw error;

@@ -13,21 +13,32 @@ export const MAX_SSE_MESSAGE_CHARS = 1024 * 1024;
 
 /**
  * Parses a stream of SSE text into messages, calling `onMessage` for each (comments are
- * skipped); `onMessage` returning `true` stops reading and cancels the body.
+ * skipped); `onMessage` returning `true` stops reading. The body is cancelled on every way out
+ * but its own end (a `true`, a throw from `onMessage`, a message over the cap, `signal`
+ * aborting), so the connection under it closes rather than stay open unread.
  */
 export async function readSse(
   body: ReadableStream<Uint8Array>,
   onMessage: (message: SseMessage) => boolean | undefined,
+  signal?: AbortSignal,
 ): Promise<void> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
   // A CR ending one chunk may be the first half of a CRLF: it waits for the next chunk.
   let carriage = "";
+  let ended = false;
+  // A fetch aborts its own body, but a `fetch` given in the config may not: cancel it here too.
+  const stop = () => void reader.cancel().catch(() => {});
+  signal?.addEventListener("abort", stop, { once: true });
   try {
+    if (signal?.aborted) return;
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return;
+      if (done) {
+        ended = true;
+        return;
+      }
       let text = carriage + decoder.decode(value, { stream: true });
       carriage = text.endsWith("\r") ? "\r" : "";
       if (carriage !== "") text = text.slice(0, -1);
@@ -36,10 +47,7 @@ export async function readSse(
       while (cut !== -1) {
         const message = parseBlock(buffer.slice(0, cut));
         buffer = buffer.slice(cut + 2);
-        if (message !== undefined && onMessage(message) === true) {
-          await reader.cancel();
-          return;
-        }
+        if (message !== undefined && onMessage(message) === true) return;
         cut = buffer.indexOf("\n\n");
       }
       if (buffer.length > MAX_SSE_MESSAGE_CHARS) {
@@ -47,6 +55,8 @@ export async function readSse(
       }
     }
   } finally {
+    signal?.removeEventListener("abort", stop);
+    if (!ended) await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
 }

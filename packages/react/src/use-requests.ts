@@ -53,9 +53,17 @@ export function useRequests(
   useEffect(() => {
     const parsed = JSON.parse(key) as RequestsQuery;
     const controller = new AbortController();
+    // One poll at a time: `timer` is the only one waiting, and none is set while a fetch runs.
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let fetching = false;
+    // The tab came back during a fetch: the poll after it comes at `pollMs`, not backed off.
+    let soon = false;
     let wait = minWait;
     const run = async () => {
+      if (fetching || controller.signal.aborted) return;
+      fetching = true;
+      clearTimeout(timer);
+      timer = undefined;
       setState((s) => (s.loading ? s : { ...s, loading: true }));
       try {
         const listed = await listRequests(getConfig(), parsed, controller.signal);
@@ -74,15 +82,25 @@ export function useRequests(
         wait = Math.min(wait * 2, maxWait);
         const failure = error instanceof Error ? error : new Error(String(error));
         setState((s) => ({ ...s, loading: false, error: failure }));
+      } finally {
+        fetching = false;
+      }
+      if (soon) {
+        soon = false;
+        wait = minWait;
       }
       if (poll && !controller.signal.aborted) timer = setTimeout(run, wait);
     };
     void run();
-    // Coming back to the tab is when a person looks: fetch then, not after the backoff.
+    // Coming back to the tab is when a person looks: fetch then, not after the backoff. A fetch
+    // already under way is that fetch; only the next poll comes sooner.
     const onVisible = () => {
       if (typeof document !== "undefined" && document.visibilityState !== "visible") return;
-      clearTimeout(timer);
       wait = minWait;
+      if (fetching) {
+        soon = true;
+        return;
+      }
       void run();
     };
     const target = typeof document === "undefined" ? undefined : document;

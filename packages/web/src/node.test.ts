@@ -1,5 +1,5 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { toNodeListener } from "./node.js";
 
@@ -39,6 +39,52 @@ function postChunked(url: string, chunks: string[]): Promise<{ status: number; b
     for (const chunk of chunks) req.write(chunk);
     req.end();
   });
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * A client that POSTs a chunked body (64 KiB chunks) over a raw socket for as long as the server
+ * takes it, up to `limit` bytes, then ends. Resolves the bytes that came back and how many bytes
+ * the server's sockets read, counted on the server's side.
+ */
+async function flood(
+  headers: string,
+  limit: number,
+): Promise<{ reply: string; serverRead: number }> {
+  const accepted: Socket[] = [];
+  server!.on("connection", (socket: Socket) => accepted.push(socket));
+  const { port } = server!.address() as AddressInfo;
+  const piece = Buffer.concat([
+    Buffer.from(`${(64 * 1024).toString(16)}\r\n`),
+    Buffer.alloc(64 * 1024, 0x20),
+    Buffer.from("\r\n"),
+  ]);
+  const reply = await new Promise<string>((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let got = "";
+    let sent = 0;
+    let closed = false;
+    socket.setEncoding("latin1");
+    socket.on("data", (data: string) => {
+      got += data;
+    });
+    socket.on("error", () => {}); // EPIPE or ECONNRESET once the server closes: expected
+    socket.on("close", () => {
+      closed = true;
+      resolve(got);
+    });
+    socket.write(`POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n${headers}\r\n`);
+    const pump = () => {
+      while (!closed && sent < limit) {
+        sent += 64 * 1024;
+        if (!socket.write(piece)) return void socket.once("drain", pump);
+      }
+      if (!closed) socket.end("0\r\n\r\n");
+    };
+    pump();
+  });
+  return { reply, serverRead: accepted.reduce((sum, socket) => sum + socket.bytesRead, 0) };
 }
 
 describe("toNodeListener", () => {
@@ -109,7 +155,7 @@ describe("toNodeListener", () => {
     expect((await fetch(url)).status).toBe(403);
   });
 
-  it("a handler that stops reading a body midway (its own cap) leaves the rest drained and the server alive", async () => {
+  it("a handler that stops reading a body midway (its own cap) leaves its answer and the server alive", async () => {
     const url = await listen(async (request) => {
       const reader = request.body!.getReader();
       await reader.read();
@@ -123,6 +169,85 @@ describe("toNodeListener", () => {
     expect(cut).toEqual({ status: 413, body: "enough" });
     const next = await fetch(url, { method: "POST", body: "short" });
     expect(await next.text()).toBe("enough");
+  });
+
+  it("stops reading a body the handler refused at its own cap: connection: close, not a drain without end", async () => {
+    await listen(async (request) => {
+      const reader = request.body!.getReader();
+      let size = 0;
+      while (size <= 64 * 1024) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+      }
+      await reader.cancel();
+      return new Response("too big", { status: 413 });
+    });
+    const { reply, serverRead } = await flood("", 64 * MiB);
+    expect(reply).toMatch(/^HTTP\/1\.1 413 /);
+    expect(reply).toMatch(/\r\nconnection: close\r\n/i);
+    expect(serverRead).toBeLessThan(4 * MiB); // of the 64 MiB the client would send
+  });
+
+  it("stops reading a body the handler answered without reading (a 401): connection: close", async () => {
+    await listen(() => new Response("who are you", { status: 401 }));
+    const { reply, serverRead } = await flood("", 64 * MiB);
+    expect(reply).toMatch(/^HTTP\/1\.1 401 /);
+    expect(reply).toMatch(/\r\nconnection: close\r\n/i);
+    expect(serverRead).toBeLessThan(4 * MiB);
+  });
+
+  it("stops reading a body over its own cap: the 413 closes the connection", async () => {
+    await listen(async (request) => new Response(await request.text()), { maxBodyBytes: 1000 });
+    const { reply, serverRead } = await flood("", 64 * MiB);
+    expect(reply).toMatch(/^HTTP\/1\.1 413 /);
+    expect(reply).toMatch(/\r\nconnection: close\r\n/i);
+    expect(serverRead).toBeLessThan(4 * MiB);
+  });
+
+  it("keeps a connection alive after a body read whole, or refused once all of it came", async () => {
+    await listen(async (request) => {
+      if (request.headers.get("x-read") === "no") return new Response("unread", { status: 401 });
+      return new Response(`read ${(await request.text()).length}`);
+    });
+    const { port } = server!.address() as AddressInfo;
+    const post = (read: string, body: string) =>
+      `POST /x HTTP/1.1\r\nHost: x\r\nx-read: ${read}\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+    // Three requests, one after another on one socket: each answer comes on that connection.
+    const socket = connect(port, "127.0.0.1");
+    socket.setEncoding("latin1");
+    let got = "";
+    let closed = false;
+    const waiters: (() => void)[] = [];
+    socket.on("data", (data: string) => {
+      got += data;
+      for (const waiter of waiters.splice(0)) waiter();
+    });
+    socket.on("close", () => {
+      closed = true;
+      for (const waiter of waiters.splice(0)) waiter();
+    });
+    const answered = async (count: number) => {
+      while (!closed && (got.match(/\r\n0\r\n\r\n/g) ?? []).length < count) {
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    };
+    socket.write(post("yes", "abc"));
+    await answered(1);
+    socket.write(post("no", "x".repeat(500)));
+    await answered(2);
+    socket.write(post("yes", "defg"));
+    await answered(3);
+    socket.end();
+    const reply = got;
+    expect(reply.match(/^HTTP\/1\.1 \d+/gm)).toEqual([
+      "HTTP/1.1 200",
+      "HTTP/1.1 401",
+      "HTTP/1.1 200",
+    ]);
+    expect(reply).not.toMatch(/connection: close/i);
+    expect(reply).toContain("read 3");
+    expect(reply).toContain("read 4");
   });
 
   it("streams a response as it is written: the first chunk arrives before the handler ends it", async () => {

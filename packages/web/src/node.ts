@@ -88,6 +88,15 @@ async function serve(
     return;
   }
   const headers = headersOut(response.headers);
+  if (req.complete || req.headers["content-length"] !== undefined) {
+    // What the handler left unread (a 401 that never read the body, its own 413) is dropped to
+    // keep the connection: it is all here, or its declared length, at most `maxBytes`.
+    req.resume();
+  } else {
+    // A chunked body still coming could go on without end: it is not read. `connection: close`
+    // has node:http close the socket once this answer is sent.
+    headers.connection = "close";
+  }
   if (response.statusText === "") res.writeHead(response.status, headers);
   else res.writeHead(response.status, response.statusText, headers);
   if (response.body === null || req.method === "HEAD") {
@@ -163,7 +172,9 @@ function headersOf(req: IncomingMessage): Headers {
 
 /**
  * The request body as a stream that errors (and answers 413) past `maxBytes`. Once the stream
- * is errored or cancelled (the handler stopped reading), the rest of the body is drained unread.
+ * is errored or cancelled (the handler stopped reading), no more of the body is read: the
+ * request is left paused until `serve` answers, which then drops a declared length's rest or
+ * closes the connection on a chunked body.
  */
 function bodyOf(
   req: IncomingMessage,
@@ -172,10 +183,12 @@ function bodyOf(
 ): ReadableStream<Uint8Array> {
   let size = 0;
   let open = true;
-  const drain = () => {
+  const refuse = () => {
     open = false;
     req.removeAllListeners("data");
-    req.resume();
+    // Not `resume()`: that would read (and drop) whatever the client goes on sending, without
+    // end. Paused, the socket stops being read once its buffers fill.
+    req.pause();
   };
   return new ReadableStream<Uint8Array>({
     start(controller) {
@@ -183,7 +196,7 @@ function bodyOf(
         if (!open) return;
         size += chunk.byteLength;
         if (size > maxBytes) {
-          drain();
+          refuse();
           onTooLarge();
           controller.error(new RangeError(`request body over ${maxBytes} bytes`));
           return;
@@ -202,7 +215,7 @@ function bodyOf(
       });
     },
     cancel() {
-      drain();
+      refuse();
     },
   });
 }
