@@ -5,6 +5,7 @@ import type { AGUIEvent } from "@ag-ui/core";
 import {
   followRunEvents,
   type RecordedRunEvent,
+  type RunInfo,
   RunNotFoundError,
   type RunStore,
 } from "@toolnexus/core";
@@ -55,21 +56,25 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-/** Waits for the run to be stored; false when it is not there in time (or the wait aborts). */
+/** Waits for the run to be stored; undefined when it is not there in time (or the wait aborts). */
 async function runAppears(
   store: RunStore,
   runId: string,
   waitMs: number,
   pollMs: number,
   signal: AbortSignal | undefined,
-): Promise<boolean> {
+): Promise<RunInfo | undefined> {
   const until = Date.now() + waitMs;
   for (;;) {
-    if ((await store.getRun(runId)) !== undefined) return true;
-    if (signal?.aborted || Date.now() >= until) return false;
+    const run = await store.getRun(runId);
+    if (run !== undefined) return run;
+    if (signal?.aborted || Date.now() >= until) return undefined;
     await sleep(pollMs, signal);
   }
 }
+
+/** Whether the caller may see `run`: asked once the run is in the store, before any event. */
+export type MayFollow = (run: RunInfo) => Promise<boolean>;
 
 /**
  * What the requests of a `suspended` event stand at now, by request id: the call each halted,
@@ -104,10 +109,23 @@ async function pendingCalls(
  * as `result`, `cancelled`) or RUN_ERROR (the run failed; or `not_found`, `stream_limit`,
  * `internal`). Ends early, without a last event, only when `signal` aborts.
  */
-export async function* followAsAgUi(
+export function followAsAgUi(
   store: RunStore,
   runId: string,
   options: FollowAsAgUiOptions,
+): AsyncGenerator<AGUIEvent, void, undefined> {
+  return followAsAgUiIf(store, runId, options, undefined);
+}
+
+/**
+ * {@link followAsAgUi} for the handler: once the run is in the store, `mayFollow` decides whether
+ * the caller sees anything of it (when not: RUN_ERROR `not_found`, as for a run never stored).
+ */
+export async function* followAsAgUiIf(
+  store: RunStore,
+  runId: string,
+  options: FollowAsAgUiOptions,
+  mayFollow: MayFollow | undefined,
 ): AsyncGenerator<AGUIEvent, void, undefined> {
   const { signal } = options;
   // The client going away or the stream's time cap: either stops the follower.
@@ -122,7 +140,7 @@ export async function* followAsAgUi(
     stop.abort();
   }, maxMs);
   try {
-    yield* follow(store, runId, options, stop.signal, () => timedOut, maxMs);
+    yield* follow(store, runId, options, stop.signal, () => timedOut, maxMs, mayFollow);
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
@@ -136,6 +154,7 @@ async function* follow(
   signal: AbortSignal,
   timedOut: () => boolean,
   maxMs: number,
+  mayFollow: MayFollow | undefined,
 ): AsyncGenerator<AGUIEvent, void, undefined> {
   const pollMs = options.pollMs ?? 250;
   const maxEvents = options.maxEvents ?? DEFAULT_MAX_STREAM_EVENTS;
@@ -155,9 +174,12 @@ async function* follow(
   let out: AGUIEvent[] = [];
   try {
     const waitMs = options.waitForRunMs ?? DEFAULT_WAIT_FOR_RUN_MS;
-    if (!(await runAppears(store, runId, waitMs, pollMs, signal))) {
+    const run = await runAppears(store, runId, waitMs, pollMs, signal);
+    if (run === undefined) {
       if (signal.aborted && !timedOut()) return;
       out = mapper.fail("not_found", "the run did not appear in the store in time");
+    } else if (mayFollow !== undefined && !(await mayFollow(run))) {
+      out = mapper.fail("not_found", "the run is not in the store (or it is not yours to see)");
     } else {
       const events = followRunEvents(store, runId, {
         after: options.after ?? 0,

@@ -3,18 +3,22 @@
 // records the answers to the interrupts the last run ended on. Either way it then only follows
 // the store, so whichever process (or worker) runs the run, the stream shows it.
 import type { AGUIEvent, RunAgentInput } from "@ag-ui/core";
+import type { RunInfo } from "@toolnexus/core";
 import {
+  type AccessCheck,
   checkOrigin,
   errorResponse,
   identifyCaller,
   internalResponse,
+  permits,
   readJson,
   reportError,
+  runAccessOf,
   sseResponse,
   type WebCaller,
   WebError,
 } from "@toolnexus/web";
-import { followAsAgUi } from "./follow.js";
+import { followAsAgUiIf } from "./follow.js";
 import { checkRunAgentInput } from "./input.js";
 import {
   type AgUiHandlerOptions,
@@ -81,24 +85,33 @@ async function stream<C extends WebCaller>(
   if (typeof store.readEvents !== "function") {
     throw new WebError(501, "not_implemented", "this server's store does not record run events");
   }
+  const check: AccessCheck<C> = { store, caller, allow: options.allow };
   const { runId, after } =
     input.resume !== undefined && input.resume.length > 0
-      ? await resumeRun({ store, caller, allow: options.allow }, input.resume)
-      : { runId: await start(options, caller, input, request), after: 0 };
+      ? await resumeRun(check, input.resume)
+      : { runId: await start(options, check, input, request), after: 0 };
+  // Whatever run id `start` returned (one built from the browser's input may name someone
+  // else's run), the stream shows a run only to a caller `allow` lets follow it.
+  const mayFollow = (run: RunInfo) => permits(check, runAccessOf("follow", run));
 
   // The client going away (the request's signal, or only the body cancelled) stops the follower.
   const events = (gone: AbortSignal) =>
-    followAsAgUi(store, runId, {
-      threadId: input.threadId,
-      runId: input.runId,
-      after,
-      signal: gone,
-      pollMs: options.pollMs,
-      maxEvents: options.maxStreamEvents,
-      maxMs: options.maxStreamMs,
-      waitForRunMs: options.waitForRunMs,
-      onError: (error) => reportError(options.onError, "@toolnexus/ag-ui", request, error),
-    });
+    followAsAgUiIf(
+      store,
+      runId,
+      {
+        threadId: input.threadId,
+        runId: input.runId,
+        after,
+        signal: gone,
+        pollMs: options.pollMs,
+        maxEvents: options.maxStreamEvents,
+        maxMs: options.maxStreamMs,
+        waitForRunMs: options.waitForRunMs,
+        onError: (error) => reportError(options.onError, "@toolnexus/ag-ui", request, error),
+      },
+      mayFollow,
+    );
   return sseResponse({
     frames: (gone) => framesOf(events(gone)),
     signal: request.signal,
@@ -115,10 +128,11 @@ async function* framesOf(events: AsyncIterable<AGUIEvent>): AsyncGenerator<strin
 
 async function start<C extends WebCaller>(
   options: ResolvedAgUiOptions<C>,
-  caller: C,
+  check: AccessCheck<C>,
   input: RunAgentInput,
   request: Request,
 ): Promise<string> {
+  const { caller } = check;
   if (options.start === undefined) {
     throw new WebError(
       501,
@@ -133,6 +147,17 @@ async function start<C extends WebCaller>(
   const started = await options.start({ caller, input, request });
   if (typeof started?.runId !== "string" || started.runId === "") {
     throw new TypeError("start must return { runId: string }");
+  }
+  // A run already in the store is streamed only to a caller who may follow it: a start that
+  // failed because the id was taken (by someone else's run) must not show that run. A run not
+  // stored yet is checked by the stream once it appears.
+  const run = await check.store.getRun(started.runId);
+  if (run !== undefined && !(await permits(check, runAccessOf("follow", run)))) {
+    throw new WebError(
+      404,
+      "not_found",
+      "the run started for this request is not in the store (or it is not yours to see)",
+    );
   }
   return started.runId;
 }

@@ -2,6 +2,7 @@
 // the resume entries) and bounded (how many messages, tools, entries), so that a malformed or
 // oversized body is refused with every problem listed before anything is looked up.
 import type { RunAgentInput } from "@ag-ui/core";
+import { checkId as checkStoreId, InvalidIdError } from "@toolnexus/core";
 import { WebError } from "@toolnexus/web";
 
 /** The longest thread, run or interrupt id accepted. */
@@ -30,6 +31,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** Whether a store can keep `id` exactly (no unpaired UTF-16 surrogate, no NUL). */
+function storable(id: string): boolean {
+  try {
+    checkStoreId(id, "id");
+    return true;
+  } catch (error) {
+    if (error instanceof InvalidIdError) return false;
+    throw error;
+  }
+}
+
 function checkId(value: unknown, field: string, issues: string[], optional = false): void {
   if (value === undefined && optional) return;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
@@ -43,6 +55,8 @@ function checkId(value: unknown, field: string, issues: string[], optional = fal
     issues.push(
       `${field}: a string of 1 to ${MAX_AG_UI_ID_CHARS} characters without control characters`,
     );
+  } else if (!storable(value)) {
+    issues.push(`${field}: has an unpaired UTF-16 surrogate, which no store keeps`);
   }
 }
 

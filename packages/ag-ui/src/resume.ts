@@ -1,10 +1,12 @@
 // A RunAgentInput with `resume`: every entry answers one interrupt (a toolnexus request) of the
-// same halted run. All of them are checked before any is recorded, so a bad payload records
-// nothing; each is recorded with `by` = the caller's id (never the body's), and the stream then
-// follows the run from the halt those interrupts came from.
+// same halted run. All of them are checked before any is recorded, so a refused entry records
+// nothing (resumeRun says what a change during the recording can still do); each is recorded
+// with `by` = the caller's id (never the body's), and the stream then follows the run from the
+// halt those interrupts came from.
 import type { ResumeEntry } from "@ag-ui/core";
 import {
   type Answer,
+  checkId,
   MAX_EVENTS_PER_READ,
   type RequestInfo,
   type RunInfo,
@@ -18,6 +20,7 @@ import {
   type WebCaller,
   WebError,
 } from "@toolnexus/web";
+import { checkBeforeRecording, conflictError, storeRefusal } from "./answer-checks.js";
 import { answerOfResume } from "./interrupts.js";
 
 /** What the stream follows after the answers are recorded. */
@@ -54,7 +57,26 @@ async function haltOffset(
   }
 }
 
-/** Checks every entry, records every answer, and says where to follow from. */
+/** The request an interrupt id names; a store's refusal of the id is a 400, not a 500. */
+async function requestOf(store: RunStore, id: string): Promise<RequestInfo | undefined> {
+  try {
+    return await store.getRequest(id);
+  } catch (error) {
+    throw storeRefusal(error) ?? error;
+  }
+}
+
+/** `resume[i]` for each index, for a message. */
+const entriesNamed = (indexes: readonly number[]) => indexes.map((i) => `resume[${i}]`).join(", ");
+
+/**
+ * Checks every entry, then records every answer, and says where to follow from. Nothing is
+ * recorded unless every entry passes: the caller may answer it, it fits, and recording it would
+ * not be refused (an approver the policy refuses, an answer too large, a different answer
+ * already given). Only a change between the checks and the recording (another process answering
+ * one of these requests, the run cancelled, a deadline passing, the store failing) can refuse an
+ * entry after earlier ones were recorded; the refusal then names the entries already recorded.
+ */
 export async function resumeRun<C extends WebCaller>(
   ctx: AccessCheck<C>,
   entries: readonly ResumeEntry[],
@@ -64,7 +86,7 @@ export async function resumeRun<C extends WebCaller>(
   let run: RunInfo | undefined;
   for (const [i, entry] of entries.entries()) {
     const at = `resume[${i}]`;
-    const info = await store.getRequest(entry.interruptId);
+    const info = await requestOf(store, entry.interruptId);
     const owner =
       info === undefined
         ? undefined
@@ -110,20 +132,50 @@ export async function resumeRun<C extends WebCaller>(
     });
   }
 
-  const after = await haltOffset(store, run.runId, answered);
+  // Everything recording would refuse, for every entry, before the first is recorded. The
+  // caller's id is the host's (identify): one no store can keep is the host's bug, a 500.
+  checkId(caller.id, "by");
+  const toRecord: number[] = [];
   for (const [i, answer] of answers.entries()) {
+    let verdict: ReturnType<typeof checkBeforeRecording>;
     try {
-      await recordAnswer(store, infos[i]!.request, answer, caller.id);
+      verdict = checkBeforeRecording(infos[i]!, run, answer, caller.id);
     } catch (error) {
-      if (!(error instanceof WebError)) throw error;
-      // Cancelling an interrupt someone else answered, or one that expired, asks for nothing.
-      if (error.code === "answer_conflict" && entries[i]!.status === "cancelled") continue;
-      const hint = error.code === "answer_conflict" ? " (cancel the interrupt to go on)" : "";
-      throw new WebError(error.status, error.code, `resume[${i}]: ${error.message}${hint}`, {
-        ...(error.issues === undefined ? {} : { issues: error.issues }),
-        ...(error.reason === undefined ? {} : { reason: error.reason }),
-      });
+      throw error instanceof WebError ? refusalOf(error, i, []) : error;
     }
+    if (verdict === "duplicate") continue; // recorded already, the same: nothing to do
+    // Cancelling an interrupt someone else answered, or one that expired, asks for nothing.
+    if (verdict !== undefined && entries[i]!.status === "cancelled") continue;
+    if (verdict !== undefined) throw refusalOf(conflictError(verdict), i, []);
+    toRecord.push(i);
+  }
+
+  const after = await haltOffset(store, run.runId, answered);
+  const recorded: number[] = [];
+  for (const i of toRecord) {
+    try {
+      await recordAnswer(store, infos[i]!.request, answers[i]!, caller.id);
+    } catch (error) {
+      const refusal = error instanceof WebError ? error : storeRefusal(error);
+      if (refusal === undefined) throw error;
+      // Answered elsewhere since the check: a cancel still asks for nothing.
+      if (refusal.code === "answer_conflict" && entries[i]!.status === "cancelled") continue;
+      throw refusalOf(refusal, i, recorded);
+    }
+    recorded.push(i);
   }
   return { runId: run.runId, after };
+}
+
+/** `error` as the refusal of entry `i`, saying which entries were recorded before it. */
+function refusalOf(error: WebError, i: number, recorded: readonly number[]): WebError {
+  const hint = error.code === "answer_conflict" ? " (cancel the interrupt to go on)" : "";
+  const before =
+    recorded.length === 0
+      ? ""
+      : `; it changed while this resume was recorded, and ${entriesNamed(recorded)} ${recorded.length === 1 ? "was" : "were"} recorded before it`;
+  return new WebError(error.status, error.code, `resume[${i}]: ${error.message}${hint}${before}`, {
+    ...(error.issues === undefined ? {} : { issues: error.issues }),
+    ...(error.reason === undefined ? {} : { reason: error.reason }),
+  });
 }

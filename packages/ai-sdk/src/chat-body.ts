@@ -1,6 +1,7 @@
 // The body `DefaultChatTransport` posts: `{ id, messages, trigger, messageId, ...your body }`.
 // Checked for what the handler reads (the chat id, the last message, its approvals); the rest
 // of each message is passed to your `start` untouched.
+import { checkId, InvalidIdError } from "@toolnexus/core";
 import { WebError } from "@toolnexus/web";
 
 /** A UI message as the browser sent it (an `ai` `UIMessage`; only the fields read are typed). */
@@ -38,6 +39,8 @@ const ROLES = ["system", "user", "assistant"];
 export const MAX_CHAT_ID_CHARS = 256;
 /** The longest reason kept with a declined (or approved) tool approval. */
 export const MAX_APPROVAL_REASON_CHARS = 1_000;
+/** The most different tool approvals one message may answer (a halt asks far fewer). */
+export const MAX_APPROVAL_RESPONSES = 100;
 
 const bad = (message: string, issues?: string[]) =>
   new WebError(400, "bad_request", message, issues === undefined ? {} : { issues });
@@ -96,12 +99,27 @@ export function textOf(message: ChatMessage): string {
     .join("\n\n");
 }
 
+/** Why `id` is no approval id a store could hold, or undefined when it could be one. */
+function idProblem(id: string): string | undefined {
+  if (id === "") return "approval.id: empty";
+  try {
+    checkId(id, "approval.id");
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof InvalidIdError)) throw error;
+    return error.message; // names the problem and where, never the id itself
+  }
+}
+
 /**
  * The tool approvals the person answered in `message` (tool parts in state
- * `approval-responded`, from `addToolApprovalResponse`).
+ * `approval-responded`, from `addToolApprovalResponse`), each approval once: parts repeating
+ * one with the same response count once. A 400 for a malformed part, an approval id no store
+ * could hold (empty, over `MAX_STORE_ID_CHARS`, a NUL, an unpaired surrogate), one approval
+ * answered two ways, or more than {@link MAX_APPROVAL_RESPONSES} different approvals.
  */
 export function approvalResponsesOf(message: ChatMessage): ApprovalResponse[] {
-  const responses: ApprovalResponse[] = [];
+  const responses = new Map<string, ApprovalResponse>();
   for (const part of message.parts) {
     const isTool = part.type.startsWith("tool-") || part.type === "dynamic-tool";
     if (!isTool || part.state !== "approval-responded") continue;
@@ -118,6 +136,9 @@ export function approvalResponsesOf(message: ChatMessage): ApprovalResponse[] {
     if (approval.reason !== undefined && typeof approval.reason !== "string") {
       throw bad("approval.reason: a string");
     }
+    const problem = idProblem(approval.id);
+    if (problem !== undefined)
+      throw bad("a tool approval's id is not one a store can keep", [problem]);
     const response: ApprovalResponse = {
       approvalId: approval.id,
       toolCallId: part.toolCallId,
@@ -127,7 +148,21 @@ export function approvalResponsesOf(message: ChatMessage): ApprovalResponse[] {
     if (reason !== undefined && reason !== "") {
       response.reason = reason.slice(0, MAX_APPROVAL_REASON_CHARS);
     }
-    responses.push(response);
+    const seen = responses.get(response.approvalId);
+    if (seen !== undefined) {
+      if (
+        seen.approved !== response.approved ||
+        seen.reason !== response.reason ||
+        seen.toolCallId !== response.toolCallId
+      ) {
+        throw bad("one tool approval is answered twice, differently");
+      }
+      continue;
+    }
+    if (responses.size === MAX_APPROVAL_RESPONSES) {
+      throw bad(`a message answers at most ${MAX_APPROVAL_RESPONSES} tool approvals`);
+    }
+    responses.set(response.approvalId, response);
   }
-  return responses;
+  return [...responses.values()];
 }

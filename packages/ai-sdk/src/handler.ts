@@ -3,7 +3,13 @@
 // the run's message, and `GET {api}/{chatId}/stream` resumes it after a reload (204 when the
 // chat has nothing running). The run goes on wherever a worker takes it: this only follows
 // the store. Callers and permissions work as in @toolnexus/web.
-import type { Answer, RunInfo } from "@toolnexus/core";
+import {
+  type Answer,
+  checkId,
+  type RequestInfo,
+  type RunInfo,
+  type Request as ToolnexusRequest,
+} from "@toolnexus/core";
 import {
   type AccessCheck,
   authorizeRequest,
@@ -17,9 +23,11 @@ import {
   readJson,
   recordAnswer,
   reportError,
+  runAccessOf,
   type WebCaller,
   WebError,
 } from "@toolnexus/web";
+import { checkBeforeRecording, storeRefusal } from "./answer-checks.js";
 import {
   approvalResponsesOf,
   type ChatMessage,
@@ -34,7 +42,7 @@ import {
   type ResolvedChatOptions,
   resolveChatOptions,
 } from "./options.js";
-import { uiMessageStreamResponse } from "./stream-response.js";
+import { type MayFollow, streamResponse } from "./stream-response.js";
 
 /** A standard Fetch API handler. */
 export type ChatHandler = (request: Request) => Promise<Response>;
@@ -132,9 +140,10 @@ function stream<C extends WebCaller>(
   runId: string,
   after: number,
   waitForRunMs = 0,
+  mayFollow?: MayFollow,
 ): Response {
   const { options, request } = ctx;
-  return uiMessageStreamResponse({
+  return streamResponse({
     store: options.store,
     runId,
     after,
@@ -145,6 +154,7 @@ function stream<C extends WebCaller>(
     maxStreamMs: options.maxStreamMs,
     onClose: ctx.release,
     onError: (error) => reportError(options.onError, "@toolnexus/ai-sdk", request, error),
+    ...(mayFollow === undefined ? {} : { mayFollow }),
   });
 }
 
@@ -181,14 +191,29 @@ async function startRun<C extends WebCaller>(
   if (typeof started?.runId !== "string" || started.runId === "") {
     throw new TypeError("start must return { runId: string }");
   }
+  // Whatever run id `start` returned (a taken one names someone else's run), the stream shows a
+  // run only to a caller `allow` lets follow it: one already stored is checked now, one not
+  // stored yet by the stream once it appears.
+  const mayFollow = (run: RunInfo) => permits(ctx.check, runAccessOf("follow", run));
+  const run = await options.store.getRun(started.runId);
+  if (run !== undefined && !(await mayFollow(run))) {
+    throw new WebError(
+      404,
+      "not_found",
+      "the run started for this message is not in the store (or it is not yours to see)",
+    );
+  }
   await options.chats.set(chatRunKey(caller.id, body.chatId), started.runId);
-  return stream(ctx, started.runId, 0, options.startTimeoutMs);
+  return stream(ctx, started.runId, 0, options.startTimeoutMs, mayFollow);
 }
 
 /**
  * The person answered tool approvals (`addToolApprovalResponse`): each becomes the Answer
  * `{ ok: approved }` (`reason: "declined"` when not, the person's words as `data.reason`), by
- * the caller; the stream goes on after the suspension that asked.
+ * the caller; the stream goes on after the suspension that asked. Every approval is checked
+ * (the caller's, a tool approval, one run, followable, an approver the policy accepts, an answer
+ * a store keeps) before the first is recorded: a refused POST records nothing. Only the store
+ * failing between two recordings leaves the ones before recorded.
  */
 async function respond<C extends WebCaller>(
   ctx: Context<C>,
@@ -205,8 +230,9 @@ async function respond<C extends WebCaller>(
     );
   }
   let run: RunInfo | undefined;
+  const toRecord: { request: ToolnexusRequest; answer: Answer }[] = [];
   for (const response of responses) {
-    const { info, run: of } = await authorizeRequest(ctx.check, response.approvalId, "answer");
+    const { info, run: of } = await authorizeApproval(ctx.check, response.approvalId);
     if (info.request.kind !== "approval") {
       throw new WebError(
         400,
@@ -222,14 +248,22 @@ async function respond<C extends WebCaller>(
     const answer: Answer = { id: response.approvalId, ok: response.approved };
     if (!response.approved) answer.reason = "declined";
     if (response.reason !== undefined) answer.data = { reason: response.reason };
-    try {
-      await recordAnswer(options.store, info.request, answer, caller.id);
-    } catch (error) {
-      // Answered meanwhile, expired or cancelled: the stream shows what the run did instead.
-      if (!(error instanceof WebError && error.code === "answer_conflict")) throw error;
-    }
+    toRecord.push({ request: info.request, answer });
   }
   await authorizeRun(ctx.check, run!.runId, "follow");
+  // The caller's id is the host's (identify): one no store can keep is the host's bug, a 500.
+  checkId(caller.id, "by");
+  for (const { request, answer } of toRecord) checkBeforeRecording(request, answer, caller.id);
+
+  for (const { request, answer } of toRecord) {
+    try {
+      await recordAnswer(options.store, request, answer, caller.id);
+    } catch (error) {
+      // Answered meanwhile, expired or cancelled: the stream shows what the run did instead.
+      if (error instanceof WebError && error.code === "answer_conflict") continue;
+      throw storeRefusal(error) ?? error;
+    }
+  }
   await options.chats.set(chatRunKey(caller.id, body.chatId), run!.runId);
   const after = await suspensionOffset(
     options.store,
@@ -237,6 +271,18 @@ async function respond<C extends WebCaller>(
     responses.map((r) => r.approvalId),
   );
   return stream(ctx, run!.runId, after ?? 0);
+}
+
+/** {@link authorizeRequest} for `answer`, an id no store can keep being the caller's 400. */
+async function authorizeApproval<C extends WebCaller>(
+  check: AccessCheck<C>,
+  approvalId: string,
+): Promise<{ info: RequestInfo; run: RunInfo }> {
+  try {
+    return await authorizeRequest(check, approvalId, "answer");
+  } catch (error) {
+    throw storeRefusal(error) ?? error;
+  }
 }
 
 /** `useChat`'s resume: the chat's latest run, from its first event, while it has not ended. */

@@ -7,6 +7,7 @@ export type {
 export {
   approvalResponsesOf,
   MAX_APPROVAL_REASON_CHARS,
+  MAX_APPROVAL_RESPONSES,
   MAX_CHAT_ID_CHARS,
   textOf,
 } from "./chat-body.js";

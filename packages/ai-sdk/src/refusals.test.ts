@@ -161,16 +161,30 @@ describe("the chat handler refuses", () => {
 
 describe("the chat index", () => {
   it("keeps each caller's chats apart: a post under another person's chat id never redirects their resume", async () => {
-    const { served } = await setup();
+    const store = memoryRunStore();
+    const client = agentClient(store);
+    const runs: string[] = [];
+    const served = await serveChat(store, client, {
+      pollMs: 20,
+      // Each run in a session of its caller's own, whatever chat id the browser sent.
+      start: ({ caller, chatId, prompt }) => {
+        const runId = `run-${runs.length + 1}`;
+        runs.push(runId);
+        const sessionId = `${caller.chats[0]}${chatId}`;
+        void client.run(prompt, { durable: true, runId, sessionId }).catch(() => {});
+        return { runId };
+      },
+    });
+    cleanups.push(() => served.close());
     const chat = VERSIONS[0].chat({ api: served.api, chatId: "a-7", token: "token-alice" });
     await chat.sendMessage("roll back");
-    const alicesRun = served.runs[0]!;
+    const alicesRun = runs[0]!;
     // bob reuses alice's chat id (the browser picks it) for a run of his own
     const body = { id: "a-7", trigger: "submit-message", messages: [userMessage("hi")] };
     const bob = await post(served.api, body, { authorization: "Bearer token-bob" });
     expect(bob.status).toBe(200);
-    await bob.text();
-    expect(served.runs).toHaveLength(2);
+    expect(await bob.text()).toContain('"messageId":"run-2"');
+    expect(runs).toHaveLength(2);
     const mine = await fetch(`${served.api}/a-7/stream`, {
       headers: { authorization: "Bearer token-alice" },
     });

@@ -1,7 +1,7 @@
 // A run followed as a UI message stream response: SSE frames of chunks, the protocol's header,
 // `data: [DONE]` at the end. Every way a stream can stop is bounded: the run ends, an approval
 // waits for the person, the client goes away, or the stream reaches `maxStreamMs`.
-import { RunNotFoundError, type RunStore } from "@toolnexus/core";
+import { type RunInfo, RunNotFoundError, type RunStore } from "@toolnexus/core";
 import { sseResponse } from "@toolnexus/web";
 import {
   chunkFrame,
@@ -34,8 +34,22 @@ export interface UIMessageStreamResponseOptions {
   onError: (error: unknown) => string;
 }
 
+/** Whether the caller may see `run`: asked once the run is in the store, before any chunk of it. */
+export type MayFollow = (run: RunInfo) => Promise<boolean>;
+
 /** The run's message (or what the events after `after` add to it) as a `200` UI message stream. */
 export function uiMessageStreamResponse(options: UIMessageStreamResponseOptions): Response {
+  return streamResponse(options);
+}
+
+/**
+ * {@link uiMessageStreamResponse} for the handler: once the run is in the store, `mayFollow`
+ * decides whether the caller sees anything of it (when not: the same error chunk as for a run
+ * that never reached the store).
+ */
+export function streamResponse(
+  options: UIMessageStreamResponseOptions & { mayFollow?: MayFollow },
+): Response {
   return sseResponse({
     // The signal sseResponse hands over also fires when the host only cancels the body.
     frames: (gone) => frames({ ...options, signal: gone }),
@@ -49,24 +63,45 @@ export function uiMessageStreamResponse(options: UIMessageStreamResponseOptions)
   });
 }
 
-async function* frames(options: UIMessageStreamResponseOptions): AsyncGenerator<string> {
+async function* frames(
+  options: UIMessageStreamResponseOptions & { mayFollow?: MayFollow },
+): AsyncGenerator<string> {
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   options.signal.addEventListener("abort", onAbort, { once: true });
   const timer = setTimeout(() => stop.abort(), options.maxStreamMs ?? 30 * 60 * 1000);
   const pollMs = options.pollMs ?? 250;
   try {
-    if (
-      !(await runAppears(
+    let shown: "yes" | "absent" | "denied";
+    try {
+      const run = await runAppears(
         options.store,
         options.runId,
         options.waitForRunMs ?? 0,
         pollMs,
         stop.signal,
-      ))
-    ) {
+      );
+      shown =
+        run === undefined
+          ? "absent"
+          : options.mayFollow === undefined || (await options.mayFollow(run))
+            ? "yes"
+            : "denied";
+    } catch (error) {
+      if (stop.signal.aborted) return;
+      yield* errorFrames(options.runId, failedText(options, error));
+      return;
+    }
+    if (shown === "absent") {
       if (stop.signal.aborted) return;
       yield* errorFrames(options.runId, "the run did not start: it is not in the store");
+      return;
+    }
+    if (shown === "denied") {
+      yield* errorFrames(
+        options.runId,
+        "the run did not start: it is not in the store (or it is not yours to see)",
+      );
       return;
     }
     const chunks = followRunAsUIMessages(options.store, options.runId, {
@@ -81,7 +116,7 @@ async function* frames(options: UIMessageStreamResponseOptions): AsyncGenerator<
       const text =
         error instanceof RunNotFoundError
           ? "the run is no longer in the store"
-          : `the server failed while following the run; its log has the error under ${options.onError(error)}`;
+          : failedText(options, error);
       yield chunkFrame({ type: "error", errorText: text });
       return;
     }
@@ -90,6 +125,11 @@ async function* frames(options: UIMessageStreamResponseOptions): AsyncGenerator<
     clearTimeout(timer);
     options.signal.removeEventListener("abort", onAbort);
   }
+}
+
+/** An unexpected error's text: only the id the log keeps it under. */
+function failedText(options: UIMessageStreamResponseOptions, error: unknown): string {
+  return `the server failed while following the run; its log has the error under ${options.onError(error)}`;
 }
 
 function* errorFrames(runId: string, errorText: string): Generator<string> {
@@ -102,18 +142,19 @@ function* errorFrames(runId: string, errorText: string): Generator<string> {
   yield DONE_FRAME;
 }
 
-/** Whether the run is (or within `waitMs` comes to be) in the store. */
+/** The run, when it is (or within `waitMs` comes to be) in the store. */
 async function runAppears(
   store: RunStore,
   runId: string,
   waitMs: number,
   pollMs: number,
   signal: AbortSignal,
-): Promise<boolean> {
+): Promise<RunInfo | undefined> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    if ((await store.getRun(runId)) !== undefined) return true;
-    if (signal.aborted || Date.now() >= deadline) return false;
+    const run = await store.getRun(runId);
+    if (run !== undefined) return run;
+    if (signal.aborted || Date.now() >= deadline) return undefined;
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
