@@ -1,12 +1,14 @@
 // A toolnexus run as a DBOS workflow in this process, on a real PostgreSQL system database: it
 // halts on recv, the answer goes in with send, and it continues to its end in the same call.
+import { randomBytes } from "node:crypto";
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { createClient, inProcessModel } from "@toolnexus/client";
-import { type Message, pending, type Tool } from "@toolnexus/core";
+import { MAX_STORE_ID_CHARS, type Message, pending, type Tool } from "@toolnexus/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, launchDbos, waitingFor } from "../test/dbos.js";
 import {
   answer,
+  type DbosMessenger,
   dbosDurability,
   listWaiting,
   MAX_ANSWER_CHARS,
@@ -198,5 +200,91 @@ describe("a run as a DBOS workflow", () => {
     await expect(answer(DBOS, "no-such-run", { id: "x", ok: true })).rejects.toMatchObject({
       code: "run_not_found",
     });
+  });
+
+  it("refuses ids no store keeps, or too large for DBOS's indexes, before anything is written or sent", async () => {
+    const workflows = async () => (await DBOS.listWorkflows({})).length;
+    const before = await workflows();
+    // What reaches DBOS through the messenger.
+    let reached = 0;
+    const counted: DbosMessenger = {
+      send: (...args) => {
+        reached++;
+        return DBOS.send(...args);
+      },
+      getEvent: (...args) => {
+        reached++;
+        return DBOS.getEvent(...args);
+      },
+    };
+    const tooLong = "s".repeat(MAX_STORE_ID_CHARS + 1);
+    // Random text does not compress: 5,000 characters overflowed the primary key's index.
+    const random = randomBytes(2500).toString("hex");
+    // 1,024 characters (within core's limit) of three bytes each: 3,072 bytes, past the index's.
+    const wide = "\u4e16".repeat(MAX_STORE_ID_CHARS);
+    const refused: [string, () => Promise<unknown>][] = [
+      ["start: a random 5,000-character run id", () => agent.start("ask", { runId: random })],
+      ["start: a NUL in the run id", () => agent.start("ask", { runId: "a\u0000b" })],
+      ["start: 3,072 bytes of run id", () => agent.start("ask", { runId: wide })],
+      ["start: a long session id", () => agent.start("ask", { runId: "s1", sessionId: tooLong })],
+      ["run", () => agent.run("ask", { runId: "a\ud800" })],
+      ["result", () => agent.result("a\u0000b")],
+      [
+        "answer: a NUL in the answer id",
+        () => answer(counted, "one", { id: "a\u0000b", ok: true }),
+      ],
+      [
+        "answer: a random 100,000-character answer id",
+        () => answer(counted, "one", { id: randomBytes(50_000).toString("hex"), ok: true }),
+      ],
+      ["answer: 3,072 bytes of answer id", () => answer(counted, "one", { id: wide, ok: true })],
+      ["answer: a NUL in the run id", () => answer(counted, "a\u0000b", { id: "x", ok: true })],
+      ["waitingRequests", () => waitingRequests(counted, random)],
+      [
+        "listWaiting",
+        () =>
+          listWaiting(
+            {
+              ...counted,
+              listWorkflows: (input) => {
+                reached++;
+                return DBOS.listWorkflows(input);
+              },
+            },
+            "a\u0000",
+          ),
+      ],
+    ];
+    for (const [name, call] of refused) {
+      const error = await call().then(
+        () => new Error("resolved"),
+        (thrown: unknown) => thrown as Error & { code?: string },
+      );
+      expect({ name, code: (error as { code?: string }).code, type: error.name }).toEqual({
+        name,
+        code: "invalid_id",
+        type: "InvalidIdError",
+      });
+    }
+    expect(reached).toBe(0);
+    expect(await workflows()).toBe(before);
+    expect(() => registerAgent({ name: "a\u0000b", client: createClient({ model }) })).toThrow(
+      expect.objectContaining({ code: "invalid_id" }),
+    );
+    // At the limits: a run id, and its request's id (`<runId>/c1`), of up to 1,024 ASCII
+    // characters are kept and answered.
+    const runId = "r".repeat(MAX_STORE_ID_CHARS - 3);
+    await agent.start("ask", { runId });
+    const [awaited] = await waitingFor(DBOS, runId);
+    const requestId = awaited!.request.id;
+    expect(requestId).toHaveLength(MAX_STORE_ID_CHARS);
+    const longAnswer = "q".repeat(MAX_STORE_ID_CHARS);
+    expect(await answer(DBOS, runId, { id: longAnswer, ok: true })).toMatchObject({
+      waiting: false,
+    });
+    await answer(DBOS, runId, { id: requestId, ok: true, data: { token: "edge" } });
+    expect((await agent.result(runId, { pollingIntervalMs: 50 })).text).toBe(
+      "applied edge in undefined",
+    );
   });
 });

@@ -3,7 +3,9 @@
 // requires, so a process restarted after a crash has the workflow to recover.
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import type { Client, RunOptions, RunResult } from "@toolnexus/client";
+import { checkId } from "@toolnexus/core";
 import { dbosDurability } from "./durability.js";
+import { checkDbosId } from "./ids.js";
 import { workflowNameOf } from "./names.js";
 
 /** The run options a workflow input carries (plain data: DBOS records it). */
@@ -45,7 +47,12 @@ export interface DbosRun {
 export interface DbosAgent {
   /** The DBOS workflow name (`toolnexus.<name>`). */
   readonly workflowName: string;
-  /** Starts (or enqueues) run `runId`; resolves once DBOS recorded it. */
+  /**
+   * Starts (or enqueues) run `runId`; resolves once DBOS recorded it. A run id or session id
+   * that core's `checkId` refuses (more than `MAX_STORE_ID_CHARS`, a NUL, an unpaired
+   * surrogate), or a run id of more than 1,024 bytes of UTF-8, throws an `InvalidIdError`
+   * (`invalid_id`) before anything is written.
+   */
   start(prompt: string, options: DbosStartOptions): Promise<DbosRun>;
   /**
    * Waits for run `runId` to end, started in any process, and returns its result (it may wait
@@ -65,6 +72,7 @@ export interface DbosAgent {
  */
 export function registerAgent(options: DbosAgentOptions): DbosAgent {
   const { client } = options;
+  checkId(options.name, "name");
   const workflowName = workflowNameOf(options.name);
   const workflow = DBOS.registerWorkflow(
     async (input: AgentInput): Promise<RunResult> => {
@@ -84,6 +92,10 @@ export function registerAgent(options: DbosAgentOptions): DbosAgent {
     if (typeof runId !== "string" || runId === "") {
       throw new TypeError("start: runId is required (it is the DBOS workflow id)");
     }
+    // Before DBOS writes the workflow's row: PostgreSQL refuses a NUL, a long id overflows the
+    // primary key's index, and the run keeps its state in a run store, which refuses both.
+    checkDbosId(runId, "runId");
+    checkId(runOptions.sessionId, "sessionId");
     const queueName = queue === undefined ? options.queue : (queue ?? undefined);
     const handle = await DBOS.startWorkflow(workflow, {
       workflowID: runId,
@@ -94,7 +106,10 @@ export function registerAgent(options: DbosAgentOptions): DbosAgent {
   return {
     workflowName,
     start,
-    result: (runId, polling = {}) => DBOS.retrieveWorkflow<RunResult>(runId).getResult(polling),
+    async result(runId, polling = {}) {
+      checkDbosId(runId, "runId");
+      return DBOS.retrieveWorkflow<RunResult>(runId).getResult(polling);
+    },
     async run(prompt, runOptions) {
       return (await start(prompt, runOptions)).result();
     },

@@ -11,6 +11,7 @@ import {
   type Request,
   RunNotFoundError,
 } from "@toolnexus/core";
+import { checkDbosId } from "./ids.js";
 import { ANSWER_TOPIC, WAITING_EVENT } from "./names.js";
 
 /**
@@ -57,13 +58,16 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The requests run `runId` waits for now: none when it waits for nothing or does not exist.
- * With `waitSeconds`, waits until it asks, up to that long.
+ * With `waitSeconds`, waits until it asks, up to that long. A run id core's `checkId` refuses,
+ * or one of more than 1,024 bytes of UTF-8, throws an `InvalidIdError` (`invalid_id`) before
+ * the database is read.
  */
 export async function waitingRequests(
   via: DbosMessenger,
   runId: string,
   options: WaitingOptions = {},
 ): Promise<AwaitedRequest[]> {
+  checkDbosId(runId, "runId");
   const until = Date.now() + Math.max(0, options.waitSeconds ?? 0) * 1000;
   for (;;) {
     const requests = (await via.getEvent<AwaitedRequest[]>(runId, WAITING_EVENT, 0)) ?? [];
@@ -86,9 +90,12 @@ export async function waitingRequests(
  * dropped by DBOS and never reaches the run. An answer may come before the run asks its question
  * (a request id the tool chose, say): the run keeps it until it asks.
  *
- * Throws a `WireFormatError` for an answer that is not one, a `ToolnexusError`
- * (`answer_too_large`) past {@link MAX_ANSWER_CHARS}, a `RunNotFoundError` when no workflow
- * `runId` exists, and what `options.check` throws.
+ * Throws a `WireFormatError` for an answer that is not one, an `InvalidIdError` (`invalid_id`)
+ * for a run id or answer id core's `checkId` refuses (more than `MAX_STORE_ID_CHARS`, a NUL, an
+ * unpaired surrogate) or of more than 1,024 bytes of UTF-8, a `ToolnexusError`
+ * (`answer_too_large`) past {@link MAX_ANSWER_CHARS},
+ * all before anything is read or sent; a `RunNotFoundError` when no workflow `runId` exists, and
+ * what `options.check` throws.
  */
 export async function answer(
   via: DbosMessenger,
@@ -96,7 +103,9 @@ export async function answer(
   given: Answer,
   options: DbosAnswerOptions = {},
 ): Promise<DbosAnswerReceipt> {
+  checkDbosId(runId, "runId");
   const parsed = parseAnswer(given);
+  checkDbosId(parsed.id, "answer.id");
   checkDurableAnswerSize(parsed);
   const awaited = (await waitingRequests(via, runId)).find(
     ({ request }) => request.id === parsed.id,

@@ -1,7 +1,7 @@
 // Which runs wait for a human, from any process: the agent's pending workflows, each with the
 // requests its waiting event holds.
 import type { GetWorkflowsInput, WorkflowStatus } from "@dbos-inc/dbos-sdk";
-import type { AwaitedRequest } from "@toolnexus/core";
+import { type AwaitedRequest, checkId } from "@toolnexus/core";
 import { type DbosMessenger, waitingRequests } from "./answer.js";
 
 /** A run that waits for answers. */
@@ -27,6 +27,7 @@ export async function listWaiting(
   workflowName: string,
   options: { limit?: number } = {},
 ): Promise<WaitingRun[]> {
+  checkId(workflowName, "workflowName");
   const limit = Math.min(Math.max(1, Math.trunc(options.limit ?? 100)), MAX_LIST);
   const pending = await via.listWorkflows({ workflowName, status: "PENDING", limit });
   const runs = await Promise.all(

@@ -4,7 +4,12 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { createClient } from "@toolnexus/client";
 import { scriptedModel } from "@toolnexus/client/testing";
-import { MAX_DURABLE_ANSWER_CHARS, pending, type ToolContext } from "@toolnexus/core";
+import {
+  MAX_DURABLE_ANSWER_CHARS,
+  MAX_STORE_ID_CHARS,
+  pending,
+  type ToolContext,
+} from "@toolnexus/core";
 import { nativeTool } from "@toolnexus/native";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -236,5 +241,76 @@ describe("a toolnexus run as a Restate workflow", () => {
     });
     expect(tooLarge.status).toBe(400);
     expect(await tooLarge.text()).toMatch(/at most \d+ are recorded/);
+  });
+
+  /**
+   * Restate's invocations of the workflow keyed `key`, from its admin API's SQL (retried while a
+   * fresh server's partitions are not yet ready to answer it).
+   */
+  function invocationsOf(key: string): Promise<{ status: string; result?: string }[]> {
+    return until("the admin query", async () => {
+      const response = await fetch(`${restate.admin}/query`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({
+          query: `SELECT status, completion_result AS result FROM sys_invocation WHERE target_service_key = '${key}'`,
+        }),
+      });
+      if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
+      return ((await response.json()) as { rows: { status: string; result?: string }[] }).rows;
+    });
+  }
+
+  it("refuses ids no run store keeps: before sending them, and in the handlers (terminal, no retries)", async () => {
+    const long = "r".repeat(2000);
+    await expect(submitRun(restate.ingress, long, { prompt: "api" })).rejects.toMatchObject({
+      name: "InvalidIdError",
+      code: "invalid_id",
+    });
+    // Nothing reached Restate.
+    expect(await invocationsOf(long)).toEqual([]);
+    // Straight through the ingress: the run handler fails the workflow for good (400), where the
+    // run's first checkpoint used to fail and Restate retried the invocation forever.
+    const sent = await fetch(`${restate.ingress}/toolnexus/${long}/run/send`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ prompt: "api" }),
+    });
+    expect(sent.ok).toBe(true);
+    const attached = await fetch(`${restate.ingress}/restate/workflow/toolnexus/${long}/attach`);
+    expect(attached.status).toBe(400);
+    expect(await attached.text()).toContain("runId cannot be stored: it is 2000 characters long");
+    // Ended, failed, for good: not backing off to be retried.
+    const ended = await until("the invocation's end in the admin API", async () => {
+      const rows = await invocationsOf(long);
+      return rows[0]?.status === "completed" ? rows : undefined;
+    });
+    expect(ended).toEqual([{ status: "completed", result: "failure" }]);
+    // A session id likewise.
+    const session = "s".repeat(MAX_STORE_ID_CHARS + 1);
+    await expect(
+      submitRun(restate.ingress, "run-session", { prompt: "api", sessionId: session }),
+    ).rejects.toMatchObject({ code: "invalid_id" });
+    expect(await invocationsOf("run-session")).toEqual([]);
+    await fetch(`${restate.ingress}/toolnexus/run-session/run/send`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ prompt: "api", sessionId: session }),
+    });
+    const failed = await fetch(`${restate.ingress}/restate/workflow/toolnexus/run-session/attach`);
+    expect(failed.status).toBe(400);
+    expect(await failed.text()).toContain("sessionId cannot be stored");
+    // An answer id: refused by answerRun, and by the answer handler.
+    const answerId = "i".repeat(MAX_STORE_ID_CHARS + 1);
+    await expect(
+      answerRun(restate.ingress, "run-1", { id: answerId, ok: true }),
+    ).rejects.toMatchObject({ code: "invalid_id" });
+    const answered = await fetch(`${restate.ingress}/toolnexus/run-1/answer`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ id: answerId, ok: true }),
+    });
+    expect(answered.status).toBe(400);
+    expect(await answered.text()).toContain("answer.id cannot be stored");
   });
 });

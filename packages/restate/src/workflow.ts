@@ -13,6 +13,7 @@ import {
   type Answer,
   type AwaitedRequest,
   checkDurableAnswerSize,
+  checkId,
   type Message,
   parseAnswer,
 } from "@toolnexus/core";
@@ -64,6 +65,19 @@ function inputOf(given: unknown): RunInput {
 }
 
 /**
+ * Core's `checkId` as a terminal error (400): the run keeps its state in a run store, which
+ * refuses such an id, so retrying could never succeed. `submitRun` and `answerRun` check the
+ * same before they send; this catches a call straight to the ingress.
+ */
+function checkIdHere(id: unknown, field: string): void {
+  try {
+    checkId(id, field);
+  } catch (thrown) {
+    throw new TerminalError((thrown as Error).message, { errorCode: 400 });
+  }
+}
+
+/**
  * A run that cannot succeed by trying again (a step that exhausted its retries, a refused
  * option) ends the workflow failed; any other error is Restate's to retry.
  */
@@ -96,6 +110,8 @@ export function toolnexusWorkflow(options: ToolnexusWorkflowOptions) {
     handlers: {
       run: async (ctx: WorkflowContext, given: RunInput): Promise<RunResult> => {
         const input = inputOf(given);
+        checkIdHere(ctx.key, "runId");
+        checkIdHere(input.sessionId, "sessionId");
         try {
           return await client.run(input.prompt, {
             runId: ctx.key,
@@ -112,9 +128,11 @@ export function toolnexusWorkflow(options: ToolnexusWorkflowOptions) {
 
       answer: handlers.workflow.shared(
         async (ctx: WorkflowSharedContext, given: Answer): Promise<AnswerReceipt> => {
+          checkIdHere(ctx.key, "runId");
           let answer: Answer;
           try {
             answer = parseAnswer(given);
+            checkId(answer.id, "answer.id");
             checkDurableAnswerSize(answer);
           } catch (thrown) {
             throw new TerminalError((thrown as Error).message, { errorCode: 400 });
