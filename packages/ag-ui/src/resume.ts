@@ -14,13 +14,16 @@ import {
 } from "@toolnexus/core";
 import {
   type AccessCheck,
+  answerConflict,
+  answerConflictOf,
+  answerStoreRefusal,
+  checkAnswer,
   permits,
   recordAnswer,
   runAccessOf,
   type WebCaller,
   WebError,
 } from "@toolnexus/web";
-import { checkBeforeRecording, conflictError, storeRefusal } from "./answer-checks.js";
 import { answerOfResume } from "./interrupts.js";
 
 /** What the stream follows after the answers are recorded. */
@@ -62,7 +65,7 @@ async function requestOf(store: RunStore, id: string): Promise<RequestInfo | und
   try {
     return await store.getRequest(id);
   } catch (error) {
-    throw storeRefusal(error) ?? error;
+    throw answerStoreRefusal(error, "the interrupt id") ?? error;
   }
 }
 
@@ -137,16 +140,17 @@ export async function resumeRun<C extends WebCaller>(
   checkId(caller.id, "by");
   const toRecord: number[] = [];
   for (const [i, answer] of answers.entries()) {
-    let verdict: ReturnType<typeof checkBeforeRecording>;
+    let verdict: ReturnType<typeof answerConflictOf>;
     try {
-      verdict = checkBeforeRecording(infos[i]!, run, answer, caller.id);
+      checkAnswer(infos[i]!.request, answer, caller.id);
+      verdict = answerConflictOf(infos[i]!, run, answer);
     } catch (error) {
       throw error instanceof WebError ? refusalOf(error, i, []) : error;
     }
     if (verdict === "duplicate") continue; // recorded already, the same: nothing to do
     // Cancelling an interrupt someone else answered, or one that expired, asks for nothing.
     if (verdict !== undefined && entries[i]!.status === "cancelled") continue;
-    if (verdict !== undefined) throw refusalOf(conflictError(verdict), i, []);
+    if (verdict !== undefined) throw refusalOf(answerConflict(verdict), i, []);
     toRecord.push(i);
   }
 
@@ -156,7 +160,8 @@ export async function resumeRun<C extends WebCaller>(
     try {
       await recordAnswer(store, infos[i]!.request, answers[i]!, caller.id);
     } catch (error) {
-      const refusal = error instanceof WebError ? error : storeRefusal(error);
+      const refusal =
+        error instanceof WebError ? error : answerStoreRefusal(error, "the interrupt id");
       if (refusal === undefined) throw error;
       // Answered elsewhere since the check: a cancel still asks for nothing.
       if (refusal.code === "answer_conflict" && entries[i]!.status === "cancelled") continue;

@@ -12,8 +12,10 @@ import {
 } from "@toolnexus/core";
 import {
   type AccessCheck,
+  answerStoreRefusal,
   authorizeRequest,
   authorizeRun,
+  checkAnswer,
   checkOrigin,
   errorResponse,
   identifyCaller,
@@ -27,7 +29,6 @@ import {
   type WebCaller,
   WebError,
 } from "@toolnexus/web";
-import { checkBeforeRecording, storeRefusal } from "./answer-checks.js";
 import {
   approvalResponsesOf,
   type ChatMessage,
@@ -253,7 +254,7 @@ async function respond<C extends WebCaller>(
   await authorizeRun(ctx.check, run!.runId, "follow");
   // The caller's id is the host's (identify): one no store can keep is the host's bug, a 500.
   checkId(caller.id, "by");
-  for (const { request, answer } of toRecord) checkBeforeRecording(request, answer, caller.id);
+  for (const { request, answer } of toRecord) checkAnswer(request, answer, caller.id);
 
   for (const { request, answer } of toRecord) {
     try {
@@ -261,7 +262,7 @@ async function respond<C extends WebCaller>(
     } catch (error) {
       // Answered meanwhile, expired or cancelled: the stream shows what the run did instead.
       if (error instanceof WebError && error.code === "answer_conflict") continue;
-      throw storeRefusal(error) ?? error;
+      throw answerStoreRefusal(error, "the approval id") ?? error;
     }
   }
   await options.chats.set(chatRunKey(caller.id, body.chatId), run!.runId);
@@ -281,7 +282,7 @@ async function authorizeApproval<C extends WebCaller>(
   try {
     return await authorizeRequest(check, approvalId, "answer");
   } catch (error) {
-    throw storeRefusal(error) ?? error;
+    throw answerStoreRefusal(error, "the approval id") ?? error;
   }
 }
 

@@ -2,6 +2,13 @@
 // (@toolnexus/ag-ui, @toolnexus/ai-sdk): a body cap, an origin check and an answer's schema
 // check then mean the same, and refuse the same way, whichever protocol a page speaks.
 export { answerOf, checkAgainstSchema, schemaOf } from "./answer-body.js";
+export {
+  type AnswerConflictReason,
+  answerConflict,
+  answerConflictOf,
+  answerStoreRefusal,
+  checkAnswer,
+} from "./answer-checks.js";
 export { errorResponse, internalResponse, jsonResponse } from "./errors.js";
 export { checkOrigin, idOf, readJson } from "./guard.js";
 export { allowedOriginsOf } from "./origins.js";

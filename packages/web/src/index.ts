@@ -1,10 +1,15 @@
 export type { AccessCheck, OnError, SseResponseOptions, StreamSlots } from "./building-blocks.js";
 export {
+  type AnswerConflictReason,
   allowedOriginsOf,
+  answerConflict,
+  answerConflictOf,
   answerOf,
+  answerStoreRefusal,
   authorizeRequest,
   authorizeRun,
   checkAgainstSchema,
+  checkAnswer,
   checkOrigin,
   DEFAULT_MAX_STREAMS_PER_CALLER,
   errorResponse,
