@@ -3,8 +3,9 @@ import { DATABASE_URL_ENV, SCHEMA_ENV } from "./open-store.js";
 
 const COMMON = `Store (every command):
   --store <file>     a SQLite store file (never created by this command)
-  (no --store)       the PostgreSQL connection string in ${DATABASE_URL_ENV}; a connection
-                     string is never taken on the command line, and never printed
+  (no --store)       the PostgreSQL connection string in ${DATABASE_URL_ENV}, a URL
+                     (postgres://user:password@host:5432/db; key=value strings are not
+                     supported); never taken on the command line, and never printed
   --schema <name>    the PostgreSQL schema (default ${SCHEMA_ENV}, else "toolnexus")
 
 Output:

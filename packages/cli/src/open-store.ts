@@ -29,10 +29,13 @@ export interface StoreChoice {
 }
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+/** A libpq keyword/value connection string (`host=db dbname=runs …`), not a URL. */
+const KEY_VALUE = /^\s*[a-z_]+\s*=/i;
 
 /**
  * Decides which store to open: `--store <file>` is a SQLite file; without `--store`, the
- * connection string in `TOOLNEXUS_DATABASE_URL`. A connection string on the command line is
+ * connection string in `TOOLNEXUS_DATABASE_URL`, a `postgres://` URL (a key=value string is
+ * refused: the store's driver reads URLs only). A connection string on the command line is
  * refused (shell history and `ps` would keep its password): put it in the environment.
  */
 export function chooseStore(
@@ -53,6 +56,15 @@ export function chooseStore(
   }
   const url = env[DATABASE_URL_ENV];
   if (url !== undefined && url !== "") {
+    if (KEY_VALUE.test(url)) {
+      // The store's driver (node-postgres) reads URLs only: a key=value string would go to a
+      // host it never names, and fail as a host that does not resolve.
+      throw new CliError(
+        "unsupported_connection_string",
+        `${DATABASE_URL_ENV} holds a key=value connection string (host=… dbname=…), which the command does not support: give it as a URL, postgres://user:password@host:5432/database (percent-encode the password's special characters)`,
+        EXIT.usage,
+      );
+    }
     const choice: StoreChoice = { kind: "postgres", target: url, secrets: secretsOf(url) };
     const chosenSchema = schema ?? env[SCHEMA_ENV];
     if (chosenSchema !== undefined && chosenSchema !== "") choice.schema = chosenSchema;

@@ -56,6 +56,48 @@ describe("runCli", () => {
     expect(io.err).toContain("***");
   });
 
+  it("masks a password with a quote or a backslash in --json errors", async () => {
+    for (const password of ['q"uote"only', "back\\slash"]) {
+      const url = `postgres://pw:${password}@127.0.0.1:1/pwdb`;
+      const io = capture({ TOOLNEXUS_DATABASE_URL: url });
+      // An unknown command echoes its first words: here, the connection string.
+      expect(await runCli(["runs", url, "--json"], io)).toBe(EXIT.usage);
+      expect(io.err).not.toContain(password);
+      expect(io.err).not.toContain(JSON.stringify(password).slice(1, -1));
+      expect(JSON.parse(io.err).error.message).toContain("***");
+    }
+  });
+
+  it("masks a password with a quote in --json output", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "toolnexus-cli-json-"));
+    try {
+      const path = join(dir, "runs.db");
+      const store = sqliteStore({ path });
+      await haltOnQuestion(store, { agent: 'agent-q"uote"only', sessionId: "s1" });
+      store.close();
+      const io = capture({ TOOLNEXUS_DATABASE_URL: 'postgres://pw:q"uote"only@127.0.0.1:1/pwdb' });
+      expect(await runCli(["runs", "list", "--store", path, "--json"], io)).toBe(EXIT.ok);
+      expect(io.out).not.toContain('q\\"uote\\"only');
+      expect(JSON.parse(io.out)[0].agent).toBe("agent-***");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a key=value connection string, saying to give a URL, never echoing it", async () => {
+    const keyValue = "host=127.0.0.1 port=1 user=app password='Sup3r-Secret-9' dbname=runs";
+    const io = capture({ TOOLNEXUS_DATABASE_URL: keyValue });
+    expect(await runCli(["runs", "list", "--json"], io)).toBe(EXIT.usage);
+    const { error } = JSON.parse(io.err);
+    expect(error.code).toBe("unsupported_connection_string");
+    expect(error.message).toContain("key=value connection string");
+    expect(error.message).toContain("postgres://user:password@host:5432/database");
+    // Its password stays masked wherever a message would echo it.
+    const echoed = capture({ TOOLNEXUS_DATABASE_URL: keyValue });
+    expect(await runCli(["runs", "Sup3r-Secret-9"], echoed)).toBe(EXIT.usage);
+    expect(echoed.err + io.err).not.toContain("Sup3r-Secret-9");
+  });
+
   it("paints states and headings only when colour is asked for", async () => {
     const dir = mkdtempSync(join(tmpdir(), "toolnexus-cli-colour-"));
     try {

@@ -7,8 +7,8 @@ import { explain } from "./explain.js";
 import { oneLine, painter } from "./format.js";
 import { commandHelp, commandLine, mainHelp } from "./help.js";
 import { type CliIo, processIo } from "./io.js";
-import { chooseStore, openStore } from "./open-store.js";
-import { redactor } from "./secrets.js";
+import { chooseStore, DATABASE_URL_ENV, openStore } from "./open-store.js";
+import { redactor, redactValue, secretsOf } from "./secrets.js";
 
 const COMMON_OPTIONS = {
   store: { type: "string" },
@@ -45,12 +45,14 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   const env = io.env ?? process.env;
   // Until the store is chosen, mask whatever connection string the environment holds.
   let redact = redactor(safeSecrets(env));
+  const jsonLine = (value: unknown) => redact(`${JSON.stringify(redactValue(value, redact))}\n`);
   const json = argv.includes("--json");
   const fail = (error: CliError): ExitCode => {
     if (json) {
+      // Redacted before it is serialized: JSON would escape a password's `"` or `\`.
       const body: Record<string, unknown> = { code: error.code, message: error.message };
       if (error.issues.length > 0) body.issues = error.issues;
-      io.stderr(redact(`${JSON.stringify({ error: body })}\n`));
+      io.stderr(jsonLine({ error: body }));
     } else {
       const issues = error.issues.map((issue) => `\n  - ${issue}`).join("");
       io.stderr(redact(`toolnexus: ${error.message}${issues}\n`));
@@ -111,7 +113,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       json: values.json === true,
       paint,
       print: (text) => io.stdout(redact(text)),
-      printJson: (value) => io.stdout(redact(`${JSON.stringify(value)}\n`)),
+      printJson: (value) => io.stdout(jsonLine(value)),
     };
     return await command.run({
       positionals: parsed.positionals,
@@ -127,11 +129,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   }
 }
 
-/** The secrets of the connection string in the environment, if any. */
+/** The secrets of the connection string in the environment, if any (even one the command refuses). */
 function safeSecrets(env: Readonly<Record<string, string | undefined>>): string[] {
-  try {
-    return chooseStore(undefined, undefined, env).secrets;
-  } catch {
-    return [];
-  }
+  const url = env[DATABASE_URL_ENV];
+  return url === undefined || url === "" ? [] : secretsOf(url);
 }

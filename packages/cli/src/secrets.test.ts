@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactor, secretsOf } from "./secrets.js";
+import { redactor, redactValue, secretsOf } from "./secrets.js";
 
 describe("secretsOf and redactor", () => {
   it("mask a URL's password, as written and decoded, and the whole URL", () => {
@@ -17,6 +17,23 @@ describe("secretsOf and redactor", () => {
     );
     const keyValue = "host=db user=app password='top secret' dbname=runs";
     expect(redactor(secretsOf(keyValue))("got top secret here")).toBe("got *** here");
+  });
+
+  it("mask a password with a quote or a backslash in JSON text, where it is escaped", () => {
+    for (const password of ['q"uote"only', "back\\slash"]) {
+      const redact = redactor(secretsOf(`postgres://pw:${password}@127.0.0.1:5432/db`));
+      const json = JSON.stringify({ message: `refused ${password}` });
+      expect(json).not.toContain(password);
+      expect(redact(json)).toBe('{"message":"refused ***"}');
+      expect(JSON.stringify(redactValue({ [password]: [password] }, redact))).toBe(
+        '{"***":["***"]}',
+      );
+    }
+  });
+
+  it("mask a key=value string's quoted password with its escapes undone", () => {
+    const redact = redactor(secretsOf("host=db user=app password='it\\'s-secret' dbname=runs"));
+    expect(redact("got it's-secret here")).toBe("got *** here");
   });
 
   it("leave text alone when there is nothing secret", () => {

@@ -1,29 +1,19 @@
 // One inbound `tools/call` round: a fresh call runs the tool (after its approval, if it needs
 // one); a call that suspends asks the client's person (an `input_required` round, which the SDK
 // turns into a 2025 elicitation for clients of that era); the next round applies the answer and
-// runs the tool again, from the signed requestState or from the durable run it names.
-import {
-  type Answer,
-  error,
-  pendingOf,
-  type Request,
-  randomId,
-  resumeStateOf,
-  type Scrubber,
-  type Tool,
-  type ToolResult,
-} from "@toolnexus/core";
+// runs the tool again, from the signed requestState or from the durable run it names. What runs
+// the tool, in every round, is `step` (step.ts), as for a Task.
+import { error, randomId, type Tool, type ToolResult } from "@toolnexus/core";
 import type { DurableRounds, HeldCall } from "./durable.js";
 import { type ElicitReply, toAnswer, toElicitation, unaskable } from "./elicitation.js";
-import { type CallChannel, runTool } from "./run-tool.js";
+import type { CallChannel } from "./run-tool.js";
+import { type Outcome, type StepRules, type StepRun, step } from "./step.js";
 import { fingerprint, type RoundState, type Suspension } from "./suspension.js";
 
 /** What every round of every call shares (built once per served toolkit). */
-export interface CallSetup {
-  scrub: Scrubber;
+export interface CallSetup extends StepRules {
   runs?: DurableRounds;
   timeoutMs: number;
-  maxRounds: number;
   /** Signs a round's state into the `requestState` string. */
   mint: (state: RoundState) => Promise<string>;
 }
@@ -57,28 +47,6 @@ export type RoundEnd =
       requestState: string;
     };
 
-type Outcome = { done: ToolResult } | { suspend: Suspension };
-
-function approvalPrompt(tool: Tool, args: Record<string, unknown>): string {
-  try {
-    const prompt = tool.approvalPrompt?.(args);
-    if (typeof prompt === "string" && prompt !== "") return prompt;
-  } catch {
-    // A throwing prompt falls back to the default, as in the client loop.
-  }
-  return `Allow ${tool.name} to run with ${JSON.stringify(args)}?`;
-}
-
-async function needsApproval(tool: Tool, args: Record<string, unknown>): Promise<boolean> {
-  const rule = tool.needsApproval;
-  if (typeof rule === "function") return (await rule(args, {})) === true;
-  return rule === true;
-}
-
-function refusal(answer: Answer, request: Request): ToolResult {
-  return error(`${answer.reason ?? "declined"}: ${request.prompt}`);
-}
-
 /** Runs one round of a call of `tool` with `args`. */
 export async function callRound(
   setup: CallSetup,
@@ -89,34 +57,7 @@ export async function callRound(
   const budgetMs = tool.timeoutMs ?? setup.timeoutMs;
   const call: HeldCall = { tool: tool.name, args };
   const fp = fingerprint(tool.name, args);
-  const limit = Math.min(Math.max(tool.maxSuspensions ?? 1, 1), setup.maxRounds);
-
-  const after = (result: ToolResult, previous: number, callId: string): Outcome => {
-    const request = pendingOf(result);
-    if (request === undefined) return { done: result };
-    if (previous + 1 > limit) return { done: error(`unresolved: ${request.prompt}`) };
-    const s: Suspension = { request, approval: false, round: previous + 1, callId };
-    const state = resumeStateOf(result);
-    if (state !== undefined) s.state = state;
-    return { suspend: s };
-  };
-
-  const execute = (callId: string, runId?: string, answer?: Answer, resumeState?: unknown) =>
-    runTool(tool, args, round.channel, { callId, runId, answer, resumeState, budgetMs });
-
-  /** Applies the person's answer to the suspension and runs the tool again (or not). */
-  const proceed = async (s: Suspension, answer: Answer, runId?: string): Promise<Outcome> => {
-    const expired =
-      s.request.expiresAt !== undefined && Date.parse(s.request.expiresAt) < Date.now();
-    const given: Answer = expired ? { id: s.request.id, ok: false, reason: "expired" } : answer;
-    if (s.approval) {
-      if (!given.ok) return { done: refusal(given, s.request) };
-      return after(await execute(s.callId, runId), 0, s.callId);
-    }
-    if (!given.ok && tool.handlesRefusals !== true) return { done: refusal(given, s.request) };
-    return after(await execute(s.callId, runId, given, s.state), s.round, s.callId);
-  };
-
+  const run: StepRun = { channel: round.channel, budgetMs };
   /** Ends the round on an outcome: the result, or a question (halted durably with `runs`). */
   const finish = async (
     outcome: Outcome,
@@ -160,16 +101,8 @@ export async function callRound(
 
   const state = round.state;
   if (state === undefined) {
-    const callId = randomId("call");
-    if (await needsApproval(tool, args)) {
-      const request: Request = {
-        id: randomId("apr"),
-        kind: "approval",
-        prompt: approvalPrompt(tool, args),
-      };
-      return finish({ suspend: { request, approval: true, round: 0, callId } });
-    }
-    return finish(after(await execute(callId), 0, callId));
+    // Every call starts with one step: the limits, the approval, the tool.
+    return finish(await step(setup, tool, args, { callId: randomId("call") }, run));
   }
   if (state.tool !== tool.name || state.fp !== fp) {
     return { kind: "result", result: error("this round's requestState belongs to another call") };
@@ -178,7 +111,7 @@ export async function callRound(
     const answer = toAnswer(state.s.request, round.reply(state.s.request.id));
     // No reply to the question (a client that retried without it): ask it again.
     if (answer === undefined) return ask(state.s, await setup.mint(state));
-    return finish(await proceed(state.s, answer));
+    return finish(await step(setup, tool, args, { suspension: state.s, answer }, run));
   }
   const runs = setup.runs;
   if (runs === undefined) {
@@ -205,7 +138,13 @@ export async function callRound(
     return { kind: "result", result: error(`this call cannot continue: ${taken.why}`) };
   }
   try {
-    const outcome = await proceed(taken.suspension, taken.answer, state.run);
+    const outcome = await step(
+      setup,
+      tool,
+      args,
+      { suspension: taken.suspension, answer: taken.answer },
+      { ...run, runId: state.run },
+    );
     return await finish(outcome, taken.lease, taken.suspension.callId);
   } catch (thrown) {
     await runs.release(taken.lease, thrown instanceof Error ? thrown.message : String(thrown));

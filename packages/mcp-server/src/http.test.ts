@@ -49,6 +49,7 @@ describe("serveMcpHttp", () => {
     server = await serveMcpHttp({
       tools: testTools([], { started: () => started(), aborted: () => aborted() }),
       name: "test-tools",
+      instructions: `Reports are signed with key ${SECRET}.`,
       secrets: [SECRET],
       maxBodyBytes: 64 * 1024,
     });
@@ -150,6 +151,34 @@ describe("serveMcpHttp", () => {
         const result = await client.callTool({ name: "leaky", arguments: {} });
         expect(result.isError).toBe(true);
         expect(textOf(result)).toBe("upstream refused key ***");
+      });
+
+      it("scrubs secrets from resource addresses, the tools' schemas and the instructions", async () => {
+        const { client } = await open(server.url, era);
+        const listed = (await client.listTools()).tools.find((tool) => tool.name === "report");
+        expect(listed).toMatchObject({
+          description: "Makes a report (key ***)",
+          inputSchema: { properties: { key: { default: "***", description: "e.g. ***" } } },
+        });
+        expect(JSON.stringify(listed)).not.toContain(SECRET);
+        const result = await client.callTool({ name: "report", arguments: {} });
+        expect(result.content).toEqual([
+          { type: "text", text: "report ready" },
+          {
+            type: "resource_link",
+            name: "https://files.example/report.pdf?api_key=***",
+            uri: "https://files.example/report.pdf?api_key=***",
+            mimeType: "application/pdf",
+          },
+          {
+            type: "resource",
+            resource: { uri: "https://files.example/r.txt?api_key=***", text: "body ***" },
+          },
+        ]);
+        // The schema is listed scrubbed; arguments are still checked against the tool's own.
+        const called = await client.callTool({ name: "report", arguments: { key: SECRET } });
+        expect(called.isError).toBeFalsy();
+        expect(client.getInstructions()).toBe("Reports are signed with key ***.");
       });
 
       it("gives the tool who calls and its budget", async () => {

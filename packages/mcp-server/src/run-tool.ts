@@ -1,6 +1,7 @@
 // Running one toolnexus tool for an MCP request: the call's context from the request (the
 // client's cancellation, a time budget, progress notifications, who calls), and a result for
 // every way it can end (a throw, a timeout, a cancel), so a tool never takes the server down.
+// Only `step` (step.ts) calls it: that is where the limits and the approval are applied first.
 import {
   type Answer,
   error,

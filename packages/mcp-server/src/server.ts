@@ -17,11 +17,12 @@ import {
   ProtocolErrorCode,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { Scrubber, type Tool, type ToolResult } from "@toolnexus/core";
+import { error, Scrubber, type Tool, type ToolResult } from "@toolnexus/core";
 import { type CallSetup, callRound, type RoundEnd } from "./call.js";
 import { DurableRounds } from "./durable.js";
 import type { ElicitReply } from "./elicitation.js";
 import { DEFAULTS, type McpCaller, type McpServeOptions } from "./options.js";
+import type { StepRules } from "./step.js";
 import { type RoundState, roundStateOf } from "./suspension.js";
 import { TASKS_EXTENSION, TaskTable } from "./tasks.js";
 
@@ -39,21 +40,6 @@ export function servedTools(options: McpServeOptions): Map<string, Tool> {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Counts array elements and object members, stopping past `limit`. */
-function elementsOver(value: unknown, limit: number): boolean {
-  let count = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (typeof item !== "object" || item === null) continue;
-    const children = Array.isArray(item) ? item : Object.values(item);
-    count += children.length;
-    if (count > limit) return true;
-    stack.push(...children);
-  }
-  return false;
 }
 
 function callerOf(ctx: ServerContext, server: McpServer): McpCaller {
@@ -138,20 +124,36 @@ function partsOf(result: ToolResult, scrub: Scrubber, maxChars: number): Content
       typeof part.data === "string" &&
       typeof part.mimeType === "string"
     ) {
-      content.push({ type: "image", data: part.data, mimeType: part.mimeType });
+      content.push({ type: "image", data: part.data, mimeType: scrub.text(part.mimeType) });
     } else if (part.type === "resource" && typeof part.uri === "string") {
-      const resource: Record<string, unknown> = { uri: part.uri };
-      if (typeof part.mimeType === "string") resource.mimeType = part.mimeType;
+      // A resource's address may carry a key (`?api_key=…`): scrubbed like its text.
+      const uri = scrub.text(part.uri);
+      const resource: Record<string, unknown> = { uri };
+      if (typeof part.mimeType === "string") resource.mimeType = scrub.text(part.mimeType);
       // A resource without text is sent as a link to it.
       if (typeof part.text === "string") {
         resource.text = cut(scrub.text(part.text), maxChars);
         content.push({ type: "resource", resource } as Content);
       } else {
-        content.push({ type: "resource_link", name: part.uri, ...resource } as Content);
+        content.push({ type: "resource_link", name: uri, ...resource } as Content);
       }
     }
   }
   return content;
+}
+
+/**
+ * A tool's input schema for the SDK: arguments are checked against it as the tool gave it, and
+ * `tools/list` sends it with the secrets scrubbed (a `default`, an `example`, a description).
+ */
+function inputSchemaOf(tool: Tool, scrub: Scrubber): ReturnType<typeof fromJsonSchema> {
+  const checked = fromJsonSchema(tool.inputSchema as Parameters<typeof fromJsonSchema>[0]);
+  if (scrub.empty) return checked;
+  const listed = scrub.deep(tool.inputSchema);
+  const standard = checked["~standard"];
+  return {
+    "~standard": { ...standard, jsonSchema: { input: () => listed, output: () => listed } },
+  } as ReturnType<typeof fromJsonSchema>;
 }
 
 function toCallToolResult(result: ToolResult, scrub: Scrubber, maxChars: number): CallToolResult {
@@ -176,8 +178,14 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
     // A round's state is good only for the client it was given to.
     bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ""}`,
   });
-  const maxArgumentBytes = options.maxArgumentBytes ?? DEFAULTS.maxArgumentBytes;
   const maxArgumentElements = options.maxArgumentElements ?? DEFAULTS.maxArgumentElements;
+  // What every step of every call is held to, plain or Task (step.ts).
+  const rules: StepRules = {
+    scrub,
+    maxArgumentBytes: options.maxArgumentBytes ?? DEFAULTS.maxArgumentBytes,
+    maxArgumentElements,
+    maxRounds: options.maxRounds ?? DEFAULTS.maxRounds,
+  };
   const maxOutputChars = options.maxOutputChars ?? DEFAULTS.maxOutputChars;
   const maxConcurrentCalls = options.maxConcurrentCalls ?? DEFAULTS.maxConcurrentCalls;
   // Calls in flight across every server this factory built (one per request or session).
@@ -186,18 +194,14 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
   const tasks =
     options.tasks === undefined
       ? undefined
-      : new TaskTable(options.tasks, scrub, (result) =>
+      : new TaskTable(options.tasks, rules, (result) =>
           toCallToolResult(result, scrub, maxOutputChars),
         );
   const schemas = new Map(
-    [...tools.values()].map(
-      (tool) =>
-        [
-          tool.name,
-          fromJsonSchema(tool.inputSchema as Parameters<typeof fromJsonSchema>[0]),
-        ] as const,
-    ),
+    [...tools.values()].map((tool) => [tool.name, inputSchemaOf(tool, scrub)] as const),
   );
+  const instructions =
+    options.instructions === undefined ? undefined : scrub.text(options.instructions);
 
   return () => {
     const server = new McpServer(
@@ -207,7 +211,7 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
           tools: {},
           ...(tasks === undefined ? {} : { extensions: { [TASKS_EXTENSION]: {} } }),
         },
-        ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+        ...(instructions === undefined ? {} : { instructions }),
         maxToolInputElements: maxArgumentElements,
         requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
       },
@@ -234,6 +238,12 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
           let end: RoundEnd;
           try {
             end = await serveRound(tool, isObject(args) ? args : {}, ctx, server);
+          } catch (thrown) {
+            // A round that throws (a run store that fails) would reach the client through the
+            // SDK's own error result, unscrubbed: it goes out as an error result of ours.
+            const message =
+              thrown instanceof Error ? thrown.message || thrown.name : String(thrown);
+            end = { kind: "result", result: error(message) };
           } finally {
             running--;
           }
@@ -282,15 +292,6 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
     ctx: ServerContext,
     server: McpServer,
   ): Promise<RoundEnd> {
-    if (JSON.stringify(args).length > maxArgumentBytes || elementsOver(args, maxArgumentElements)) {
-      return {
-        kind: "result",
-        result: {
-          output: `the arguments of ${tool.name} are larger than this server accepts`,
-          isError: true,
-        },
-      };
-    }
     const raw = ctx.mcpReq.requestState<unknown>();
     const state = raw === undefined ? undefined : roundStateOf(raw);
     if (raw !== undefined && state === undefined) {
@@ -302,9 +303,8 @@ export function mcpServerFactory(options: McpServeOptions): McpServerFactory {
     const token = ctx.mcpReq._meta?.progressToken;
     const notify = ctx.mcpReq.notify;
     const setup: CallSetup = {
-      scrub,
+      ...rules,
       timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
-      maxRounds: options.maxRounds ?? DEFAULTS.maxRounds,
       mint: (payload) => codec.mint(payload, ctx),
       ...(runs === undefined ? {} : { runs }),
     };

@@ -1,5 +1,6 @@
 // The official client SDK starting the server as a child process and talking over its stdio,
-// in both eras: tools listed and called, a question answered, progress reported.
+// in both eras: tools listed and called, a question answered, an approval asked, large
+// arguments refused, progress reported.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -55,6 +56,17 @@ describe("serveMcpStdio", () => {
       expect(textOf(await client.callTool({ name: "leaky", arguments: {} }))).not.toContain(
         "sk-live",
       );
+      // An approval rule that throws asks the person (never sending what it threw).
+      const guarded = await client.callTool({ name: "guarded", arguments: {} });
+      expect(textOf(guarded)).toBe("guarded ran");
+      expect(asked.at(-1)).toBe("Allow guarded to run with {}?");
+      // maxArgumentBytes is 4096 in the fixture.
+      const big = await client.callTool({
+        name: "add",
+        arguments: { a: 1, b: 2, pad: "x".repeat(5000) },
+      });
+      expect(big.isError).toBe(true);
+      expect(textOf(big)).toBe("the arguments of add are larger than this server accepts");
     }, 30_000);
   }
 

@@ -3,21 +3,14 @@
 // `tasks/get` for its status and result, answers its questions with `tasks/update`, and may
 // `tasks/cancel` it. Tasks live in the process that started them, at most `maxTasks` at a time,
 // each visible only to the identity that started it, and forgotten `ttlMs` after they end.
-import {
-  type Answer,
-  error,
-  pendingOf,
-  type Request,
-  randomId,
-  resumeStateOf,
-  type Scrubber,
-  type Tool,
-  type ToolResult,
-  thrownOf,
-} from "@toolnexus/core";
+// A task runs its tool through `step` (step.ts), as a plain call does: the same size limits, the
+// same approval asked first (as the task's first question), the same caps.
+import { randomId, type Tool, type ToolResult, thrownOf } from "@toolnexus/core";
 import { type ElicitReply, toAnswer, toElicitation } from "./elicitation.js";
 import type { McpTaskOptions } from "./options.js";
-import { type CallChannel, runTool } from "./run-tool.js";
+import type { CallChannel } from "./run-tool.js";
+import { type StepFrom, type StepRules, step } from "./step.js";
+import type { Suspension } from "./suspension.js";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
@@ -34,8 +27,8 @@ interface Task {
   result?: ToolResult;
   /** With `failed`: the tool threw (an internal failure, not an error it reported). */
   failure?: string;
-  /** While `input_required`: the question and what the tool wants back. */
-  asking?: { request: Request; state?: unknown; round: number };
+  /** While `input_required`: the question (the tool's approval, or one the tool asked). */
+  asking?: Suspension;
   stop: AbortController;
   tool: Tool;
   args: Record<string, unknown>;
@@ -50,7 +43,7 @@ export class TaskTable {
 
   constructor(
     private readonly options: McpTaskOptions,
-    private readonly scrub: Scrubber,
+    private readonly rules: StepRules,
     private readonly toResult: (result: ToolResult) => Record<string, unknown>,
   ) {
     this.tools = new Set(options.tools);
@@ -84,7 +77,7 @@ export class TaskTable {
       args,
     };
     this.tasks.set(task.taskId, task);
-    void this.run(task, caller, undefined, undefined, 0);
+    void this.run(task, caller, { callId: task.taskId });
     return this.view(task);
   }
 
@@ -100,42 +93,27 @@ export class TaskTable {
     }
   }
 
-  private async run(
-    task: Task,
-    caller: CallChannel["caller"],
-    answer: Answer | undefined,
-    state: unknown,
-    round: number,
-  ): Promise<void> {
+  private async run(task: Task, caller: CallChannel["caller"], from: StepFrom): Promise<void> {
     const budgetMs = task.tool.timeoutMs ?? this.options.timeoutMs ?? 3_600_000;
-    const result = await runTool(
-      task.tool,
-      task.args,
-      { signal: task.stop.signal, caller },
-      { callId: task.taskId, answer, resumeState: state, budgetMs },
-    );
+    const outcome = await step(this.rules, task.tool, task.args, from, {
+      channel: { signal: task.stop.signal, caller },
+      budgetMs,
+    });
+    if ("suspend" in outcome) {
+      const asking = outcome.suspend;
+      this.set(task, {
+        status: "input_required",
+        statusMessage: this.rules.scrub.text(asking.request.prompt),
+        asking,
+      });
+      return;
+    }
+    const result = outcome.done;
     if (thrownOf(result) !== undefined && !task.stop.signal.aborted) {
       this.set(task, { status: "failed", failure: result.output, asking: undefined });
       return;
     }
-    const request = pendingOf(result);
-    if (request === undefined) {
-      this.set(task, { status: "completed", result, asking: undefined });
-      return;
-    }
-    if (round + 1 > Math.max(task.tool.maxSuspensions ?? 1, 1)) {
-      this.set(task, {
-        status: "completed",
-        result: error(`unresolved: ${request.prompt}`),
-        asking: undefined,
-      });
-      return;
-    }
-    this.set(task, {
-      status: "input_required",
-      statusMessage: this.scrub.text(request.prompt),
-      asking: { request, state: resumeStateOf(result), round: round + 1 },
-    });
+    this.set(task, { status: "completed", result, asking: undefined });
   }
 
   /** The task `taskId` of `owner`, as the wire shows it; undefined for another's or none. */
@@ -158,16 +136,9 @@ export class TaskTable {
     if (task.status !== "input_required" || asking === undefined) return true;
     const answer = toAnswer(asking.request, reply(asking.request.id));
     if (answer === undefined) return true;
-    if (!answer.ok && task.tool.handlesRefusals !== true) {
-      this.set(task, {
-        status: "completed",
-        result: error(`${answer.reason ?? "declined"}: ${asking.request.prompt}`),
-        asking: undefined,
-      });
-      return true;
-    }
+    // The step applies the answer: a refusal ends the task, an approval runs the tool.
     this.set(task, { status: "working", statusMessage: undefined, asking: undefined });
-    void this.run(task, caller, answer, asking.state, asking.round);
+    void this.run(task, caller, { suspension: asking, answer });
     return true;
   }
 
@@ -204,10 +175,13 @@ export class TaskTable {
     if (task.status === "completed" && task.result !== undefined)
       view.result = this.toResult(task.result);
     if (task.status === "failed") {
-      view.error = { code: -32603, message: this.scrub.text(task.failure ?? "the task failed") };
+      view.error = {
+        code: -32603,
+        message: this.rules.scrub.text(task.failure ?? "the task failed"),
+      };
     }
     if (task.status === "input_required" && task.asking !== undefined) {
-      const e = toElicitation(this.scrub.deep(task.asking.request));
+      const e = toElicitation(this.rules.scrub.deep(task.asking.request));
       view.inputRequests = {
         [task.asking.request.id]: { method: "elicitation/create", params: e },
       };

@@ -78,6 +78,41 @@ export function testTools(
         return `counted to ${n}`;
       },
     }),
+    {
+      ...nativeTool({
+        name: "guarded",
+        description: "Its approval rule asks a policy service, which fails quoting its key",
+        run: () => "guarded ran",
+      }),
+      needsApproval: () => {
+        throw new Error(`policy service refused key ${SECRET}`);
+      },
+    },
+    {
+      name: "report",
+      description: `Makes a report (key ${SECRET})`,
+      source: "custom",
+      inputSchema: {
+        type: "object",
+        properties: { key: { type: "string", default: SECRET, description: `e.g. ${SECRET}` } },
+      },
+      execute: async () => ({
+        output: "report ready",
+        isError: false,
+        parts: [
+          {
+            type: "resource",
+            uri: `https://files.example/report.pdf?api_key=${SECRET}`,
+            mimeType: "application/pdf",
+          },
+          {
+            type: "resource",
+            uri: `https://files.example/r.txt?api_key=${SECRET}`,
+            text: `body ${SECRET}`,
+          },
+        ],
+      }),
+    },
     nativeTool({
       name: "leaky",
       description: "Fails with a message that quotes its API key",
