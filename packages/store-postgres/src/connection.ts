@@ -62,7 +62,8 @@ interface Parts {
 }
 
 function parseConnectionString(connectionString: string): Partial<Parts> {
-  // Keyword/value strings ("host=… password=…") are allowed by pg too.
+  // Not a URL. postgresStore() refuses keyword/value strings ("host=… password=…": pg reads
+  // URLs only), but one is still read here, so that no password in it can reach a message.
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(connectionString)) {
     const parts: Partial<Parts> = {};
     for (const match of connectionString.matchAll(/(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|\S+)/g)) {

@@ -153,4 +153,22 @@ describe("errors name what to fix, never the password", () => {
     const error = await failure(() => store.getRun("run_1"));
     expectNoSecrets(error);
   });
+
+  it("a keyword/value string is refused at once, saying to give a URL, without its password", () => {
+    const text = `host=127.0.0.1 port=${cluster.port} dbname=${database} user=${PASSWORD_USER} password=${PASSWORD}`;
+    let thrown: unknown;
+    try {
+      postgresStore({ connectionString: text });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect((thrown as Error).message).toMatch(/must be a URL \(postgres:\/\/user:password@host/);
+    expectNoSecrets(thrown);
+    // A URL, and a socket path, are still taken.
+    const url = open(
+      `postgres://${PASSWORD_USER}:${PASSWORD}@127.0.0.1:${cluster.port}/${database}`,
+    );
+    expect(url).toBeDefined();
+  });
 });

@@ -203,6 +203,13 @@ export interface PostgresStore extends RunStore, ConversationStore {
   close(): Promise<void>;
 }
 
+/** A libpq keyword/value string (`host=db dbname=app`): no scheme, not a socket path. */
+function isKeywordValue(text: string): boolean {
+  return (
+    !/^[a-z][a-z0-9+.-]*:\/\//i.test(text) && !text.startsWith("/") && /^\s*\w+\s*=/.test(text)
+  );
+}
+
 /**
  * Opens a durable run and conversation store on PostgreSQL. Nothing connects until the first
  * call, which also creates the schema when needed.
@@ -229,6 +236,13 @@ export function postgresStore(
     }
     input = { pool: given.pool as pg.Pool };
   } else if (typeof given.connectionString === "string" && given.connectionString !== "") {
+    if (isKeywordValue(given.connectionString)) {
+      // pg reads URLs only: it would take "host=… dbname=…" as a database name on host "base",
+      // and fail later naming a host nobody gave. Not echoed: it holds the password.
+      throw new TypeError(
+        "postgresStore(): connectionString must be a URL (postgres://user:password@host:5432/database); keyword/value strings (host=… dbname=…) are not read by the pg driver",
+      );
+    }
     input = { connectionString: given.connectionString };
   } else {
     throw new TypeError(
