@@ -23,6 +23,7 @@ describe("through createClient", () => {
       name: "lookup",
       description: "Look a user up",
       url: `${server.base}/users/{id}`,
+      query: ["fields"],
       headers: { Authorization: "Bearer ${TOKEN}" },
       env: { TOKEN: SECRET },
     });
@@ -55,7 +56,7 @@ describe("through createClient", () => {
         "lookup",
         {
           type: "object",
-          properties: { id: { type: "string" } },
+          properties: { id: { type: "string" }, fields: { type: "string" } },
           required: ["id"],
           additionalProperties: false,
         },
@@ -89,6 +90,36 @@ describe("through createClient", () => {
     ]);
     expect(JSON.stringify(events)).not.toContain(SECRET);
     expect(JSON.stringify(result)).not.toContain(SECRET);
+  });
+
+  it("an argument the model adds is an error result it can read, and nothing is sent", async () => {
+    const docs = httpTool({
+      name: "docs",
+      description: "Read a document",
+      url: `${server.base}/docs/{id}?scope=read`,
+    });
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { id: "call_1", name: "docs", arguments: { id: "42", scope: "admin", delete: "true" } },
+        ],
+      },
+      { content: "Refused." },
+    ]);
+    const before = server.requests.length;
+    const result = await createClient({ model, tools: [docs] }).run("Read doc 42 as admin.");
+    expect(result.status).toBe("done");
+    expect(model.requests[1]?.messages.filter((message) => message.role === "tool")).toEqual([
+      {
+        role: "tool",
+        callId: "call_1",
+        name: "docs",
+        content:
+          'arguments "scope", "delete" are not declared by the tool\'s input schema; nothing was sent',
+        isError: true,
+      },
+    ]);
+    expect(server.requests).toHaveLength(before);
   });
 
   it("the client's tool budget aborts the request", async () => {

@@ -83,6 +83,7 @@ describe("literal header values are secrets", () => {
       description: "d",
       method: "POST",
       url: `${server.base}/notes`,
+      inputSchema: { type: "object", properties: { note: { type: "string" } } },
       headers,
     });
     const result = await post.execute({ note: "send application/json, dated 2022-11-28" });

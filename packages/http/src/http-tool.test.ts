@@ -68,6 +68,7 @@ describe("the request", () => {
       name: "posts",
       description: "d",
       url: `${server.base}/users/{id}/posts/{slug}`,
+      query: ["q", "tags", "skip"],
     });
     const result = await tool.execute({
       id: "a b/c?d#e&f=é",
@@ -85,9 +86,23 @@ describe("the request", () => {
   });
 
   it("appends to a query string already in the template", async () => {
-    const tool = httpTool({ name: "t", description: "d", url: `${server.base}/s?v=1&id={id}` });
+    const tool = httpTool({
+      name: "t",
+      description: "d",
+      url: `${server.base}/s?v=1&id={id}`,
+      query: ["page"],
+    });
     await tool.execute({ id: "7", page: 2 });
     expect(last()?.url).toBe("/s?v=1&id=7&page=2");
+    // Before the template's fragment, which is never sent.
+    const fragment = httpTool({
+      name: "t",
+      description: "d",
+      url: `${server.base}/f#a?b`,
+      query: ["page"],
+    });
+    await fragment.execute({ page: 2 });
+    expect(last()?.url).toBe("/f?page=2");
   });
 
   it("POST: query names go to the query string, the rest is a JSON body", async () => {
@@ -97,6 +112,17 @@ describe("the request", () => {
       method: "post",
       url: `${server.base}/repos/{repo}/issues`,
       query: ["dryRun"],
+      inputSchema: {
+        type: "object",
+        properties: {
+          repo: { type: "string" },
+          dryRun: { type: "boolean" },
+          title: { type: "string" },
+          labels: { type: "array", items: { type: "string" } },
+        },
+        required: ["repo", "title"],
+        additionalProperties: false,
+      },
     });
     const result = await tool.execute({
       repo: "toolnexus",
@@ -125,6 +151,10 @@ describe("the request", () => {
       method: "PUT",
       url: `${server.base}/f`,
       body: "form",
+      inputSchema: {
+        type: "object",
+        properties: { a: { type: "string" }, b: { type: "array", items: { type: "string" } } },
+      },
     });
     await form.execute({ a: "1 2", b: ["x", "y"] });
     expect(last()).toMatchObject({ method: "PUT", body: "a=1+2&b=x&b=y" });
@@ -136,6 +166,7 @@ describe("the request", () => {
       method: "POST",
       url: `${server.base}/r`,
       body: "raw",
+      inputSchema: { type: "object", properties: { body: { type: "string" } } },
       headers: { "content-type": "text/csv" },
     });
     await raw.execute({ body: "a,b\n1,2" });
@@ -166,6 +197,141 @@ describe("the request", () => {
     );
     expect((await tool.execute({ id: "\ud800", sub: "x" })).output).toBe(
       "invalid arguments for t: URI malformed",
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe("model input never widens what the tool may reach", () => {
+  it("an argument the schema does not declare is refused, for GET, and nothing is sent", async () => {
+    const docs = httpTool({
+      name: "docs",
+      description: "d",
+      url: `${server.base}/docs/{id}?scope=read`,
+    });
+    expect(await docs.execute({ id: "42", scope: "admin", delete: "true" })).toEqual({
+      output:
+        'arguments "scope", "delete" are not declared by the tool\'s input schema; nothing was sent',
+      isError: true,
+    });
+    expect(await docs.execute({ id: "42", delete: null })).toEqual({
+      output: 'argument "delete" is not declared by the tool\'s input schema; nothing was sent',
+      isError: true,
+    });
+    expect(server.requests).toHaveLength(0);
+    await docs.execute({ id: "42" });
+    expect(server.requests.map((request) => request.url)).toEqual(["/docs/42?scope=read"]);
+  });
+
+  it("and for a body: no field the schema does not declare", async () => {
+    const create = httpTool({
+      name: "create",
+      description: "d",
+      method: "POST",
+      url: `${server.base}/users`,
+      inputSchema: { type: "object", properties: { name: { type: "string" } } },
+    });
+    expect((await create.execute({ name: "ada", isAdmin: true })).output).toBe(
+      'argument "isAdmin" is not declared by the tool\'s input schema; nothing was sent',
+    );
+    const noSchema = httpTool({
+      name: "t",
+      description: "d",
+      method: "PUT",
+      url: `${server.base}/x/{id}`,
+      body: "form",
+    });
+    expect((await noSchema.execute({ id: "1", role: "admin" })).isError).toBe(true);
+    expect(server.requests).toHaveLength(0);
+    await create.execute({ name: "ada" });
+    expect(last()).toMatchObject({ method: "POST", url: "/users", body: '{"name":"ada"}' });
+  });
+
+  it("placeholders and `query` names are declared; so is any name the schema explicitly allows", async () => {
+    const schema = { type: "object", properties: { q: { type: "string" } } };
+    const tool = httpTool({
+      name: "t",
+      description: "d",
+      url: `${server.base}/s/{id}`,
+      query: ["page"],
+      inputSchema: schema,
+    });
+    await tool.execute({ id: "1", page: 2, q: "x" });
+    expect(last()?.url).toBe("/s/1?page=2&q=x");
+    const open = httpTool({
+      name: "t",
+      description: "d",
+      url: `${server.base}/o`,
+      inputSchema: { type: "object", additionalProperties: true },
+    });
+    await open.execute({ anything: "y" });
+    expect(last()?.url).toBe("/o?anything=y");
+    const patterned = httpTool({
+      name: "t",
+      description: "d",
+      url: `${server.base}/p`,
+      inputSchema: { type: "object", patternProperties: { "^x-": { type: "string" } } },
+    });
+    await patterned.execute({ "x-a": "1" });
+    expect(last()?.url).toBe("/p?x-a=1");
+    expect((await patterned.execute({ "y-a": "1" })).isError).toBe(true);
+    // Own keys only: nothing inherited counts as declared.
+    expect(
+      (await tool.execute(JSON.parse('{"id":"1","__proto__":"x","constructor":"y"}'))).output,
+    ).toBe(
+      'arguments "__proto__", "constructor" are not declared by the tool\'s input schema; nothing was sent',
+    );
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("a declared argument never sets a query key the template fixes, in any case", async () => {
+    const declared = httpTool({
+      name: "docs",
+      description: "d",
+      url: `${server.base}/docs/{id}?scope=read&v=1#top`,
+      query: ["scope", "Scope", "V", "page"],
+    });
+    expect(await declared.execute({ id: "42", scope: "admin" })).toEqual({
+      output:
+        'argument "scope" would set a query key that the URL template already fixes; nothing was sent',
+      isError: true,
+    });
+    expect((await declared.execute({ id: "42", Scope: "admin", V: ["2"] })).output).toBe(
+      'arguments "Scope", "V" would set a query key that the URL template already fixes; nothing was sent',
+    );
+    const schema = httpTool({
+      name: "docs",
+      description: "d",
+      url: `${server.base}/docs?sc%6Fpe=read`,
+      inputSchema: { type: "object", properties: { scope: { type: "string" } } },
+    });
+    expect((await schema.execute({ scope: "admin" })).isError).toBe(true);
+    expect(server.requests).toHaveLength(0);
+    // A key the template does not have, or a null value (left out), is fine.
+    await declared.execute({ id: "42", page: 2, scope: null });
+    expect(last()?.url).toBe("/docs/42?scope=read&v=1&page=2");
+    // For a method with a body, such an argument goes to the body, not the query string.
+    const post = httpTool({
+      name: "t",
+      description: "d",
+      method: "POST",
+      url: `${server.base}/docs?scope=read`,
+      inputSchema: { type: "object", properties: { scope: { type: "string" } } },
+    });
+    await post.execute({ scope: "admin" });
+    expect(last()).toMatchObject({ url: "/docs?scope=read", body: '{"scope":"admin"}' });
+  });
+
+  it("the error quotes a long name by its start, and lists at most ten", async () => {
+    const tool = httpTool({ name: "t", description: "d", url: `${server.base}/x` });
+    const huge = "A".repeat(5 * 1024 * 1024);
+    expect((await tool.execute({ [huge]: "1" })).output).toBe(
+      `argument "${"A".repeat(40)}"… (5242880 characters) is not declared by the tool's input schema; nothing was sent`,
+    );
+    const many = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]));
+    const output = (await tool.execute(many)).output;
+    expect(output).toBe(
+      `arguments ${Array.from({ length: 10 }, (_, i) => `"k${i}"`).join(", ")} and 4990 more are not declared by the tool's input schema; nothing was sent`,
     );
     expect(server.requests).toHaveLength(0);
   });

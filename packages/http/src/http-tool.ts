@@ -7,6 +7,7 @@ import {
   type ToolContext,
   type ToolResult,
 } from "@toolnexus/core";
+import { declaredNames, fixedKeyProblem, fixedQueryKeys, undeclaredProblem } from "./arguments.js";
 import { headerSecrets, urlSecrets } from "./configured-secrets.js";
 import {
   checkOptions,
@@ -72,8 +73,10 @@ type Prepared =
  * Declares an HTTP endpoint as a {@link Tool} (source `"http"`).
  *
  * A call fills the URL's `{placeholders}` from the arguments, sends the arguments named in
- * `query` (all of them for GET and HEAD) as the query string and the rest as the body, with
- * the headers' `${VAR}`s expanded from the environment. A 2xx response's text is the output
+ * `query` (every declared one for GET and HEAD) as the query string and the rest as the body, with
+ * the headers' `${VAR}`s expanded from the environment. An argument the input schema does not
+ * declare, or one that would set a query key the URL template already has, is an error result
+ * and nothing is sent. A 2xx response's text is the output
  * (`metadata.status` holds the status); any other status is the error result
  * `HTTP <status>: <body>`. Bodies are read up to `maxResponseBytes` (1 MiB) and cut there;
  * same-origin redirects are followed (up to `maxRedirects`, 5), a redirect to another origin is
@@ -102,8 +105,17 @@ export function httpTool(options: HttpToolOptions): Tool {
   const noBody = method === "GET" || method === "HEAD";
   // Credentials written in the URL itself; the headers' are found per call, once expanded.
   const templateSecrets = urlSecrets(options.url);
+  const inputSchema = options.inputSchema ?? defaultSchema(template.names, [...query]);
+  // Model input never widens what the tool may reach: only declared arguments are sent, and
+  // none may set a query key the template fixes.
+  const isDeclared = declaredNames(inputSchema, [...template.names, ...query]);
+  const fixedKeys = fixedQueryKeys(options.url);
 
   function prepare(args: Record<string, unknown>): Prepared {
+    // 0. Arguments the tool does not declare are refused, whatever the method.
+    const undeclared = undeclaredProblem(args, isDeclared);
+    if (undeclared !== undefined) return { problem: undeclared };
+
     // 1. URL placeholders: every occurrence filled, each argument then consumed.
     const filled = fillTemplate(template, args);
     if ("problem" in filled) return filled;
@@ -111,18 +123,26 @@ export function httpTool(options: HttpToolOptions): Tool {
     for (const name of template.names) delete rest[name];
     const problems: string[] = [];
 
-    // 2. The query string: the `query` arguments, or every argument for GET and HEAD.
+    // 2. The query string: the `query` arguments, or every one left for GET and HEAD; never
+    // under a key the template already has (a second `scope=` could replace `scope=read`).
     const params = new URLSearchParams();
+    const clashes: string[] = [];
     for (const key of Object.keys(rest)) {
       if (!noBody && !query.has(key)) continue;
       const value = rest[key];
       delete rest[key];
       if (value === undefined || value === null) continue;
+      if (fixedKeys.has(key.toLowerCase())) clashes.push(key);
       for (const item of Array.isArray(value) ? value : [value]) params.append(key, text(item));
     }
+    if (clashes.length > 0) return { problem: fixedKeyProblem(clashes) };
     const search = params.toString();
-    const { url } = filled;
-    const fullUrl = search === "" ? url : `${url}${url.includes("?") ? "&" : "?"}${search}`;
+    // Before the template's fragment, if it has one (filled values are encoded: no raw `#`).
+    const hash = filled.url.indexOf("#");
+    const url = hash === -1 ? filled.url : filled.url.slice(0, hash);
+    const fragment = hash === -1 ? "" : filled.url.slice(hash);
+    const fullUrl =
+      search === "" ? filled.url : `${url}${url.includes("?") ? "&" : "?"}${search}${fragment}`;
 
     // 3. Headers, with ${VAR} expanded from the environment. Every expansion is a secret, and
     // so are the literal credentials (configured-secrets.ts).
@@ -208,7 +228,7 @@ export function httpTool(options: HttpToolOptions): Tool {
   const tool: Tool = {
     name: sanitize(options.name),
     description: options.description,
-    inputSchema: options.inputSchema ?? defaultSchema(template.names, [...query]),
+    inputSchema,
     source: "http",
     timeoutMs,
     async execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult> {

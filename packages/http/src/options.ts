@@ -34,13 +34,19 @@ export interface HttpToolOptions {
    * README for the full rule).
    */
   headers?: Readonly<Record<string, string>>;
-  /** Arguments sent in the query string instead of the body (GET and HEAD send all of them). */
+  /**
+   * Arguments sent in the query string instead of the body (GET and HEAD send every declared
+   * argument there). These names are declared arguments even when `inputSchema` omits them. None
+   * may set a query key the URL template already has: that call is an error result.
+   */
   query?: readonly string[];
   /** How the remaining arguments are sent by methods with a body; defaults to `"json"`. */
   body?: HttpBodyMode;
   /**
    * The arguments' JSON Schema, as the model sees it. Defaults to one string property per URL
-   * placeholder (required) and per `query` name, and nothing else.
+   * placeholder (required) and per `query` name, and nothing else. An argument it does not
+   * declare (top-level `properties`, `patternProperties`, or `additionalProperties: true` or a
+   * schema), and that is no placeholder or `query` name, is refused with an error result.
    */
   inputSchema?: JSONSchema;
   /** The request's time limit in milliseconds; defaults to 30000. A call's `ctx.timeout` wins. */

@@ -46,6 +46,7 @@ describe("a redirect to another origin", () => {
           description: "d",
           method,
           url: toOther(code),
+          inputSchema: { type: "object", properties: { title: { type: "string" } } },
           headers,
           env,
         });
@@ -135,6 +136,7 @@ describe("a redirect on the same origin", () => {
         description: "d",
         method: "POST",
         url: `${home.base}/redirect/${code}?to=%2Fdone`,
+        inputSchema: { type: "object", properties: { title: { type: "string" } } },
       }).execute({ title: "Bug" });
     for (const code of [307, 308]) {
       home.requests.length = 0;

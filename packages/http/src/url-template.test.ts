@@ -189,6 +189,7 @@ describe("a placeholder used more than once", () => {
       name: "t",
       description: "d",
       url: `${server.base}/a/{id}/b/{id}?x={id}`,
+      query: ["other"],
     });
     const result = await tool.execute({ id: "7 x", other: "y" });
     expect(result.isError).toBe(false);

@@ -7,6 +7,7 @@ import {
   compareBytes,
   DEFAULT_SAMPLE_LIMIT,
   NO_SKILLS_PROMPT,
+  notFoundText,
   reasonText,
   SKILL_TOOL_DESCRIPTION,
   SKILLS_PROMPT_PREAMBLE,
@@ -54,7 +55,8 @@ async function load(
  * The `skill` tool (source `"skill"`) over a list of skills: the model calls it with a skill's
  * name and gets the skill's instructions, its base directory and a sample of its files, in the
  * contract's `<skill_content>` block. An unknown name is the error result
- * `Skill "x" not found. Available skills: a, b` (or `none`).
+ * `Skill "x" not found. Available skills: a, b` (or `none`); it quotes a name longer than 80
+ * characters by its start and lists at most 50 skills (see {@link notFoundText}).
  *
  * Folder skills sample their folder when called (up to `sampleLimit`, default 10); the call
  * stops with an error result when `ctx.signal` aborts. The output is at most `maxSkillBytes`
@@ -64,7 +66,7 @@ export function skillTool(skills: Iterable<Skill>, options: SkillToolOptions = {
   const limit = effectiveSampleLimit(options.sampleLimit, "skillTool");
   const maxBytes = effectiveMaxSkillBytes(options.maxSkillBytes, "skillTool");
   const known = byName(skills);
-  const available = [...known.keys()].sort(compareBytes).join(", ") || "none";
+  const available = [...known.keys()].sort(compareBytes);
   return {
     name: "skill",
     description: SKILL_TOOL_DESCRIPTION,
@@ -80,7 +82,7 @@ export function skillTool(skills: Iterable<Skill>, options: SkillToolOptions = {
       const name = typeof requested === "string" ? requested : String(requested ?? "");
       const skill = known.get(name);
       if (skill === undefined) {
-        return error(`Skill "${name}" not found. Available skills: ${available}`);
+        return error(notFoundText(name, available));
       }
       const signal = ctx?.signal;
       try {

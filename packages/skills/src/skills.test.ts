@@ -278,6 +278,39 @@ Note: file list is sampled.
     );
   });
 
+  it("the not-found error is bounded: a long name by its start, at most 50 skills", async () => {
+    const data = (name: string): Skill => ({
+      name,
+      content: "x",
+      location: `skill://${name}/`,
+      origin: "data",
+    });
+    const names = Array.from({ length: 20_000 }, (_, i) => `skill-${String(i).padStart(5, "0")}`);
+    const tool = skillTool(names.map(data).reverse(), { maxSkillBytes: 4096 });
+    const first50 = names.slice(0, 50).join(", ");
+    expect(await tool.execute({ name: "A".repeat(5 * 1024 * 1024) })).toEqual({
+      output: `Skill "${"A".repeat(40)}"… (5242880 characters) not found. Available skills: ${first50}, … and 19950 more`,
+      isError: true,
+    });
+    // A name up to 80 characters is quoted whole, as before; a longer one JSON-quoted.
+    const eighty = "b".repeat(80);
+    expect((await tool.execute({ name: eighty })).output).toContain(
+      `Skill "${eighty}" not found. `,
+    );
+    const hostile = `"\n${"c".repeat(80)}`;
+    expect((await tool.execute({ name: hostile })).output).toContain(
+      `Skill ${JSON.stringify(hostile.slice(0, 40))}… (82 characters) not found. `,
+    );
+    // Exactly 50 skills are all listed; long names stop the list sooner.
+    expect((await skillTool(names.slice(0, 50).map(data)).execute({ name: "x" })).output).toBe(
+      `Skill "x" not found. Available skills: ${first50}`,
+    );
+    const long = ["a", "b", "c"].map((letter) => data(letter.repeat(1500)));
+    expect((await skillTool(long).execute({ name: "x" })).output).toBe(
+      `Skill "x" not found. Available skills: ${"a".repeat(1500)}, ${"b".repeat(1500)}, … and 1 more`,
+    );
+  });
+
   it("ctx.signal: an aborted call loads nothing", async () => {
     const { tool } = await loadSkills({ dirs: root, onWarning: () => {} });
     const controller = new AbortController();

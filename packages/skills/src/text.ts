@@ -35,3 +35,43 @@ export function reasonText(reason: unknown): string {
   }
   return reason === undefined ? "cancelled" : String(reason);
 }
+
+/** A requested name up to this many characters is quoted whole in the not-found error. */
+const WHOLE_NAME_CHARS = 80;
+/** How much of a longer requested name the error quotes. */
+const NAME_START_CHARS = 40;
+/** The most skill names the not-found error lists. */
+const LISTED_SKILLS = 50;
+/** The most characters of skill names the not-found error lists (long names stop it sooner). */
+const LISTED_CHARS = 4000;
+
+/**
+ * The not-found error, bounded whatever the request and the catalog: the requested name whole
+ * (`Skill "x"`) up to 80 characters, else its first 40 JSON-quoted and its length; the sorted
+ * available names up to 50 (and 4000 characters), then `… and <n> more`.
+ */
+export function notFoundText(requested: string, sortedNames: readonly string[]): string {
+  let quoted = `"${requested}"`;
+  if (requested.length > WHOLE_NAME_CHARS) {
+    let end = NAME_START_CHARS;
+    // Never cut a surrogate pair in two.
+    const code = requested.charCodeAt(end - 1);
+    if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+    quoted = `${JSON.stringify(requested.slice(0, end))}… (${requested.length} characters)`;
+  }
+  const listed: string[] = [];
+  let chars = 0;
+  for (const name of sortedNames) {
+    if (listed.length === LISTED_SKILLS || chars + name.length > LISTED_CHARS) break;
+    listed.push(name);
+    chars += name.length + 2;
+  }
+  const more = sortedNames.length - listed.length;
+  const available =
+    sortedNames.length === 0
+      ? "none"
+      : more === 0
+        ? listed.join(", ")
+        : [...listed, `… and ${more} more`].join(", ");
+  return `Skill ${quoted} not found. Available skills: ${available}`;
+}

@@ -374,6 +374,21 @@ describe("execute", () => {
     expect(toolkit.get("nope")).toBeUndefined();
   });
 
+  it("the unknown-name error quotes a long name by its start and length only", async () => {
+    const toolkit = await createToolkit({ builtins: false, extraTools: [tool("a")] });
+    expect(await toolkit.execute("x".repeat(5 * 1024 * 1024), {})).toEqual({
+      output: `Unknown tool: "${"x".repeat(40)}"… (5242880 characters)`,
+      isError: true,
+    });
+    const eighty = "y".repeat(80);
+    expect((await toolkit.execute(eighty, {})).output).toBe(`Unknown tool: ${eighty}`);
+    // JSON-quoted, and never half a surrogate pair.
+    const hostile = `${"z".repeat(38)}"😀${"z".repeat(80)}`;
+    expect((await toolkit.execute(hostile, {})).output).toBe(
+      `Unknown tool: ${JSON.stringify(`${"z".repeat(38)}"`)}… (121 characters)`,
+    );
+  });
+
   it("a disabled or dropped tool is unknown too", async () => {
     const toolkit = await createToolkit({ builtins: { tools: { bash: false } } });
     expect(await toolkit.execute("bash", { command: "echo hi" })).toEqual({

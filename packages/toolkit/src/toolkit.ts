@@ -50,6 +50,24 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** A tool name up to this many characters is quoted whole by `Unknown tool: <name>`. */
+const WHOLE_NAME_CHARS = 80;
+/** How much of a longer name that error quotes. */
+const NAME_START_CHARS = 40;
+
+/**
+ * `Unknown tool: <name>`, bounded: the name whole up to 80 characters, else its first 40
+ * JSON-quoted and its length (`Unknown tool: "xxxx…"… (5242880 characters)`).
+ */
+function unknownToolText(name: string): string {
+  if (name.length <= WHOLE_NAME_CHARS) return `Unknown tool: ${name}`;
+  let end = NAME_START_CHARS;
+  // Never cut a surrogate pair in two.
+  const code = name.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `Unknown tool: ${JSON.stringify(name.slice(0, end))}… (${name.length} characters)`;
+}
+
 function messageOf(thrown: unknown): string {
   if (thrown instanceof Error) return thrown.message || thrown.name;
   return String(thrown);
@@ -314,7 +332,7 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
     get: (name) => byName.get(name)?.tool,
     async execute(name: string, args?: Record<string, unknown>, ctx?: ToolContext) {
       const tool = byName.get(name)?.tool;
-      if (tool === undefined) return error(`Unknown tool: ${name}`);
+      if (tool === undefined) return error(unknownToolText(String(name)));
       try {
         return await tool.execute(args ?? {}, ctx);
       } catch (thrown) {

@@ -134,7 +134,8 @@ export interface Toolkit {
   get(name: string): Tool | undefined;
   /**
    * Runs the named tool with `args` (`{}` when left out) and `ctx`. An unknown name is the
-   * result `{ output: "Unknown tool: <name>", isError: true }`; a tool that throws becomes an
+   * result `{ output: "Unknown tool: <name>", isError: true }` (a name longer than 80
+   * characters is quoted by its first 40, JSON-quoted, and its length); a tool that throws becomes an
    * error result with its message. Approval gates (`needsApproval`) are the client's job and
    * are not applied here.
    */
