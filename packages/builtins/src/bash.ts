@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { stat } from "node:fs/promises";
@@ -22,7 +22,7 @@ import {
   positiveOption,
 } from "./options.js";
 import { HeadTail } from "./output.js";
-import { CALL_MARKER_VAR, CallProcesses } from "./process-tree.js";
+import { CALL_MARKER_FD, CALL_MARKER_VAR, CallProcesses, openCallMarker } from "./process-tree.js";
 
 /** bash's own default budget when the model gives no `timeout` (the contract's 60 s). */
 export const DEFAULT_BASH_TIMEOUT_MS = 60_000;
@@ -37,8 +37,8 @@ function defaultShell(): string {
  * `bash`: runs one command with `<shell> -c` in its own process group, in `workdir` (inside the
  * root; default the root). Output is stdout and stderr combined as they arrive, capped. When the
  * command times out or the call is cancelled, every process of the call (see
- * {@link CallProcesses}: on Linux found by a marker variable and parent pids whatever group or
- * session it moved to) gets SIGTERM, then SIGKILL after `killGraceMs`; processes the command
+ * {@link CallProcesses}: on Linux found by a marker variable, an inherited marker descriptor
+ * and parent pids whatever group or session it moved to) gets SIGTERM, then SIGKILL after `killGraceMs`; processes the command
  * left behind are stopped the same way when it exits. The call ends then, even if an escaped
  * process still holds the output pipes. The command's environment is `env`, else only the
  * host variables of `BASH_INHERITED_ENV` (no API keys); pass `env: process.env` to give it
@@ -122,19 +122,28 @@ function runCommand(run: CommandRun): Promise<ToolResult> {
       return;
     }
     const callId = randomUUID();
+    // Linux: a descriptor every process of the call inherits (see process-tree.ts).
+    const marker = openCallMarker(callId);
+    const stdio: StdioOptions = ["ignore", "pipe", "pipe"];
+    if (marker !== undefined) {
+      while (stdio.length < CALL_MARKER_FD) stdio.push("ignore"); // left closed in the child
+      stdio.push(marker.fd);
+    }
     let child: ChildProcess;
     try {
       child = spawn(run.shell, ["-c", run.command], {
         cwd: run.cwd,
         env: { ...run.env, [CALL_MARKER_VAR]: callId },
         detached: POSIX,
-        stdio: ["ignore", "pipe", "pipe"],
+        stdio,
         windowsHide: true,
       });
     } catch (thrown) {
       limit.dispose();
       resolve(error(`bash: could not start ${run.shell}: ${(thrown as Error).message}`));
       return;
+    } finally {
+      marker?.close(); // the child has its own copy
     }
     const output = new HeadTail(run.cap);
     let openStreams = 0;
@@ -158,7 +167,8 @@ function runCommand(run: CommandRun): Promise<ToolResult> {
     collect(child.stdout);
     collect(child.stderr);
 
-    const processes = child.pid === undefined ? undefined : new CallProcesses(child.pid, callId);
+    const processes =
+      child.pid === undefined ? undefined : new CallProcesses(child.pid, callId, marker?.link);
     const stopAll = () => {
       if (!POSIX) child.kill("SIGKILL");
       return processes?.stop(run.graceMs) ?? Promise.resolve();

@@ -31,6 +31,8 @@ export function occurrences(text: string, needle: string): number[] {
 /**
  * `edit`: exact-string replacement in a file inside the root. `oldString` must occur exactly
  * once unless `replaceAll` is true. Replacement text is taken literally (`$&` stays `$&`).
+ * Files over {@link MAX_WHOLE_FILE_BYTES} are refused, and so is an edit whose result would be
+ * (its size is computed before the result is built; nothing is written then).
  */
 export function editTool(options: BuiltinToolOptions = {}): Tool {
   const root = new Root(options.root, options);
@@ -85,6 +87,19 @@ export function editTool(options: BuiltinToolOptions = {}): Tool {
               `edit: oldString is not unique in ${input} (${found.length} occurrences); use replaceAll`,
             );
           }
+          // Sized before it is built: a short oldString replaced everywhere by a longer
+          // newString multiplies the file (a 4 MiB file became 421 MB from 201 bytes of
+          // arguments). The result must fit the limit edit reads files under.
+          const n = replaceAll ? found.length : 1;
+          const resultBytes =
+            Buffer.byteLength(content, "utf8") +
+            n * (Buffer.byteLength(newString, "utf8") - Buffer.byteLength(oldString, "utf8"));
+          if (resultBytes > MAX_WHOLE_FILE_BYTES) {
+            return error(
+              `edit: refused ${JSON.stringify(input)}: the edited file would be ${resultBytes} bytes (${n} replacement${n === 1 ? "" : "s"}), larger than the ${MAX_WHOLE_FILE_BYTES}-byte limit; nothing was changed`,
+              { replacements: 0, resultBytes, limitBytes: MAX_WHOLE_FILE_BYTES },
+            );
+          }
           const next = replaceAll
             ? content.split(oldString).join(newString)
             : content.slice(0, found[0]) +
@@ -96,7 +111,6 @@ export function editTool(options: BuiltinToolOptions = {}): Tool {
           } catch (thrown) {
             return refusalOf(root, "edit", input, thrown);
           }
-          const n = replaceAll ? found.length : 1;
           return ok(`Edited ${input} (${n} replacement${n === 1 ? "" : "s"})`, {
             replacements: n,
           });

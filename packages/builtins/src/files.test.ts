@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Tool } from "@toolnexus/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { editTool } from "./edit.js";
+import { MAX_WHOLE_FILE_BYTES } from "./files.js";
 import { readTool } from "./read.js";
 import { callThroughClient, read, type Sandbox, SECRET, sandbox } from "./test-support.js";
 import { writeTool } from "./write.js";
@@ -144,6 +145,60 @@ describe("edit", () => {
     });
     expect(all.output).toBe("Edited f.txt (2 replacements)");
     expect(await read(at("f.txt"))).toBe("OMEGA\nbeta\nOMEGA\n");
+  });
+
+  it("refuses a replaceAll whose result would pass the 10 MiB limit, before building it", async () => {
+    const tool = editTool({ root: box.root });
+    const before = "ab".repeat(2 * 1024 * 1024); // 4 MiB, 2 Mi occurrences of "a"
+    await writeFile(at("big.txt"), before);
+    // 201 bytes of arguments would make it 421 MB (and "Invalid string length" beyond).
+    for (const size of [200, 400, 5_000]) {
+      const result = await tool.execute({
+        path: "big.txt",
+        oldString: "a",
+        newString: "X".repeat(size),
+        replaceAll: true,
+      });
+      const resultBytes = before.length + 2 * 1024 * 1024 * (size - 1);
+      expect(result).toEqual({
+        output: `edit: refused "big.txt": the edited file would be ${resultBytes} bytes (2097152 replacements), larger than the ${MAX_WHOLE_FILE_BYTES}-byte limit; nothing was changed`,
+        isError: true,
+        metadata: { replacements: 0, resultBytes, limitBytes: MAX_WHOLE_FILE_BYTES },
+      });
+    }
+    expect((await stat(at("big.txt"))).size).toBe(before.length); // untouched
+    // Multi-byte text counts in UTF-8 bytes: "é" is 2 bytes, 3 of them replace each "a".
+    const grows = await tool.execute({
+      path: "big.txt",
+      oldString: "a",
+      newString: "ééé",
+      replaceAll: true,
+    });
+    expect(grows.output).toMatch(
+      /^edit: refused "big\.txt": the edited file would be 14680064 bytes/,
+    );
+    // Up to the limit exactly is fine: 4 MiB + 2 Mi × 2 = 8 MiB.
+    const fits = await tool.execute({
+      path: "big.txt",
+      oldString: "a",
+      newString: "XXX",
+      replaceAll: true,
+    });
+    expect(fits.output).toBe("Edited big.txt (2097152 replacements)");
+    expect((await stat(at("big.txt"))).size).toBe(8 * 1024 * 1024);
+  });
+
+  it("refuses a single replacement whose result would pass the limit", async () => {
+    const tool = editTool({ root: box.root });
+    const result = await tool.execute({
+      path: "f.txt",
+      oldString: "beta",
+      newString: "x".repeat(MAX_WHOLE_FILE_BYTES),
+    });
+    expect(result.output).toBe(
+      `edit: refused "f.txt": the edited file would be ${MAX_WHOLE_FILE_BYTES + 13} bytes (1 replacement), larger than the ${MAX_WHOLE_FILE_BYTES}-byte limit; nothing was changed`,
+    );
+    expect(await read(at("f.txt"))).toBe("alpha\nbeta\nalpha\n");
   });
 
   it("rejects bad arguments and missing files clearly", async () => {

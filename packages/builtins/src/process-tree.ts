@@ -1,16 +1,80 @@
 // Every process one bash call started, found again whatever process group or session it moved
-// to. On Linux each call's processes inherit a marker variable (`TOOLNEXUS_BASH_CALL=<id>`),
-// visible in /proc/<pid>/environ even after a process re-parents to init; a process that clears
-// its environment (`env -i`) is still caught through its parent while that parent is known (the
-// tree is snapshotted by parent pid every few hundred milliseconds while the command runs).
+// to. On Linux each call's processes inherit two markers: a variable (`TOOLNEXUS_BASH_CALL=<id>`),
+// visible in /proc/<pid>/environ even after a process re-parents to init, and an open file
+// descriptor (fd 19, to a deleted file unique to the call; see /proc/<pid>/fd), which
+// `env -i` and `setsid` keep. The shell's output pipes count as markers too. A process that
+// drops both markers is still caught through its parent while that parent is known (the tree is
+// snapshotted by parent pid every few hundred milliseconds while the command runs).
 // Elsewhere on POSIX only the command's process group is reachable.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  unlinkSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 
 /** The environment variable every process of one bash call inherits. */
 export const CALL_MARKER_VAR = "TOOLNEXUS_BASH_CALL";
 
 const POSIX = process.platform !== "win32";
 const PROC = process.platform === "linux" && existsSync("/proc/self/stat");
+
+/**
+ * The descriptor number the marker file is inherited at: above 9, so the shell's single-digit
+ * redirections (`exec 3>&-`, `exec 9>lock`) do not replace it, and below 20, the smallest
+ * open-files limit POSIX allows.
+ */
+export const CALL_MARKER_FD = 19;
+
+/** A marker file one call's processes inherit as {@link CALL_MARKER_FD}. */
+export interface CallMarkerFile {
+  /** Our descriptor: pass it to spawn's stdio at {@link CALL_MARKER_FD}, then {@link close} it. */
+  fd: number;
+  /** What /proc/<pid>/fd/<n> reads for a descriptor of this file ("<path> (deleted)"). */
+  link: string;
+  close(): void;
+}
+
+/**
+ * Creates, opens (read-only) and deletes a file unique to `callId`, whose descriptor the call's
+ * processes inherit: a process keeps it through `env -i`, `setsid` and a re-parent to init,
+ * and it reads back in /proc/<pid>/fd as `<path> (deleted)`. Undefined where there is no
+ * /proc or no writable temp folder (the environment variable and the tree still work).
+ */
+export function openCallMarker(callId: string): CallMarkerFile | undefined {
+  if (!PROC) return undefined;
+  const file = path.join(tmpdir(), `toolnexus-bash-${callId}`);
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_CREAT | constants.O_EXCL, 0o400);
+  } catch {
+    return undefined;
+  }
+  let link: string;
+  try {
+    unlinkSync(file);
+    // The kernel's name for it (a symlinked temp folder reads as its target).
+    link = readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    closeSync(fd);
+    return undefined;
+  }
+  let open = true;
+  return {
+    fd,
+    link,
+    close() {
+      if (open) closeSync(fd);
+      open = false;
+    },
+  };
+}
 
 /** How often the tree is snapshotted while the command runs (catches `env -i` children). */
 const SNAPSHOT_MS = 200;
@@ -79,16 +143,30 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class CallProcesses {
   readonly #rootPid: number;
   readonly #entry: Buffer;
+  /** What /proc/<pid>/fd links of the call's processes read: marker file, output pipes. */
+  readonly #links = new Set<string>();
   /** pid → start time of every process seen to belong to the call. */
   readonly #known = new Map<number, string>();
+  /** pid → start time of processes whose descriptors hold no marker (they cannot gain one). */
+  readonly #unmarked = new Map<number, string>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #stopping: Promise<void> | undefined;
 
-  /** `callId` is the value of {@link CALL_MARKER_VAR} in the command's environment. */
-  constructor(rootPid: number, callId: string) {
+  /**
+   * `callId` is the value of {@link CALL_MARKER_VAR} in the command's environment; `markerLink`
+   * the {@link CallMarkerFile.link} the command inherited, if any. Call it right after the
+   * spawn: it also takes the shell's output pipes (fds 1 and 2) as markers.
+   */
+  constructor(rootPid: number, callId: string, markerLink?: string) {
     this.#rootPid = rootPid;
     this.#entry = Buffer.from(`${CALL_MARKER_VAR}=${callId}`);
     if (!PROC) return;
+    if (markerLink !== undefined) this.#links.add(markerLink);
+    for (const fd of [1, 2]) {
+      // Only a pipe or socket is the call's own: a file or /dev/null is shared with others.
+      const link = readLink(`/proc/${rootPid}/fd/${fd}`);
+      if (link !== undefined && /^(?:pipe|socket):\[\d+\]$/.test(link)) this.#links.add(link);
+    }
     const start = readStat(rootPid)?.start;
     if (start !== undefined) this.#known.set(rootPid, start);
     this.#timer = setInterval(() => this.#members(false), SNAPSHOT_MS);
@@ -156,8 +234,10 @@ export class CallProcesses {
       if (stat !== undefined) stats.set(pid, stat);
     }
     // Forget pids that now belong to an unrelated later process.
-    for (const [pid, start] of this.#known) {
-      if (stats.get(pid)?.start !== start) this.#known.delete(pid);
+    for (const known of [this.#known, this.#unmarked]) {
+      for (const [pid, start] of known) {
+        if (stats.get(pid)?.start !== start) known.delete(pid);
+      }
     }
     if (marked) {
       let unsure: number[] = [];
@@ -165,8 +245,9 @@ export class CallProcesses {
         // Kernel threads (children of kthreadd, pid 2) have no environment, and are not ours.
         if (this.#known.has(pid) || stat.zombie || stat.ppid === 2 || pid === 2) continue;
         const found = carries(pid, this.#entry);
-        if (found === true) this.#known.set(pid, stat.start);
-        else if (found === undefined) unsure.push(pid);
+        if (found === true || this.#holdsMarker(pid, stat.start)) {
+          this.#known.set(pid, stat.start);
+        } else if (found === undefined) unsure.push(pid);
       }
       // An escapee caught in its `execve` (a `setsid sleep` the moment the shell exits) reads
       // empty: missed, it outlived the call (once in 20 runs of the escape test under load).
@@ -195,6 +276,27 @@ export class CallProcesses {
     return [...this.#known.keys()].filter((pid) => stats.get(pid)?.zombie === false);
   }
 
+  /**
+   * Whether one of `pid`'s open descriptors is a marker. Descriptors survive `execve`, `env -i`
+   * and `setsid`; a process only gains one by fork (a new pid, looked at anew) or by having it
+   * passed over a socket, so a process found without one is not looked at again.
+   */
+  #holdsMarker(pid: number, start: string): boolean {
+    if (this.#links.size === 0 || this.#unmarked.has(pid)) return false;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      return false; // gone, or another user's process (which we could not signal anyway)
+    }
+    for (const fd of fds) {
+      const link = readLink(`/proc/${pid}/fd/${fd}`);
+      if (link !== undefined && this.#links.has(link)) return true;
+    }
+    this.#unmarked.set(pid, start);
+    return false;
+  }
+
   /** Signals the command's process group (0: only checks that it still exists). */
   #signalGroup(name: NodeJS.Signals | 0): boolean {
     if (!POSIX) return false;
@@ -209,6 +311,14 @@ export class CallProcesses {
   #groupAlive(): boolean {
     if (PROC) return false; // the group's members are among the call's members
     return this.#signalGroup(0);
+  }
+}
+
+function readLink(file: string): string | undefined {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return undefined;
   }
 }
 

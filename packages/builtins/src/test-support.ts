@@ -128,6 +128,18 @@ export async function waitUntilDead(pids: number[], ms: number): Promise<number[
   }
 }
 
+/**
+ * Looks `polls` times, 20 ms apart, until every pid is dead (a zombie counts as dead); returns
+ * those still alive after the last look. Bounded by a count of looks, not by a clock.
+ */
+export async function pollUntilDead(pids: number[], polls = 250): Promise<number[]> {
+  for (let look = 1; ; look++) {
+    const living = pids.filter(alive);
+    if (living.length === 0 || look >= polls) return living;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Live (not zombie) processes whose environment holds `entry` ("NAME=value"); Linux only. */
 export function processesCarrying(entry: string): number[] {
   const found: number[] = [];
