@@ -1,5 +1,6 @@
 import {
   type ModelResponse,
+  randomId,
   type StopReason,
   type ToolCall,
   toolCall,
@@ -21,7 +22,7 @@ export type { ParseContext };
 
 /**
  * Reads a Messages API response: the text blocks joined, the `tool_use` blocks as tool calls
- * (their `input` serialised as the raw argument text), usage (see {@link usageOf}), the message
+ * (their `input` serialised as the raw argument text; a block without an `id` gets one), usage (see {@link usageOf}), the message
  * id, the stop reason (raw and normalized), and the `thinking` / `redacted_thinking` blocks, kept
  * verbatim in `providerData.anthropic` to be sent back with the turn; the `thinking` blocks' text
  * is also the response's `reasoning` (see {@link joinReasoning}). Other block kinds (server
@@ -44,7 +45,8 @@ export function parseMessage(json: unknown, context: ParseContext): ModelRespons
     if (kept !== undefined) thinking.push(kept);
     if (kept?.type === "thinking") reasoning = joinReasoning(reasoning, kept.thinking);
     if (block?.type === "text" && typeof block.text === "string") text += block.text;
-    if (block?.type === "tool_use" && typeof block.id === "string") {
+    if (block?.type === "tool_use") {
+      // A block without an id (a gateway's bug) is still the model's call: it gets one.
       toolCalls.push(toolUseCall(block.id, block.name, JSON.stringify(block.input ?? {})));
     }
   }
@@ -83,8 +85,11 @@ export function thinkingBlock(
  */
 export function joinReasoning(reasoning: string, more: string): string {
   if (more === "") return reasoning;
-  return reasoning === "" ? more : `${reasoning}\n\n${more}`;
+  return reasoning === "" ? more : `${reasoning}${REASONING_SEPARATOR}${more}`;
 }
+
+/** What {@link joinReasoning} puts between two thinking blocks' text: a blank line. */
+export const REASONING_SEPARATOR = "\n\n";
 
 /** `providerData` of a turn with thinking blocks: `{ anthropic: { blocks } }`. */
 export function providerDataOf(
@@ -122,10 +127,12 @@ export function stopReasonOf(
 /**
  * A ToolCall from a `tool_use` block. Valid input is re-serialised compactly, so a streamed
  * call (assembled from `input_json_delta` fragments) and a non-streamed one (an `input` object)
- * carry the same `rawArgs`.
+ * carry the same `rawArgs`. A block without an id gets a generated `toolu_…` one, which goes
+ * back with the turn and its result.
  */
-export function toolUseCall(id: string, name: unknown, raw: string): ToolCall {
-  const call = toolCall(id, typeof name === "string" ? name : "", raw);
+export function toolUseCall(id: unknown, name: unknown, raw: string): ToolCall {
+  const callId = typeof id === "string" && id !== "" ? id : randomId("toolu");
+  const call = toolCall(callId, typeof name === "string" ? name : "", raw);
   return call.argsError === undefined ? { ...call, rawArgs: JSON.stringify(call.args) } : call;
 }
 

@@ -4,9 +4,9 @@ import {
   type AnthropicCounts,
   countsOf,
   errorEvent,
-  joinReasoning,
   type ParseContext,
   providerDataOf,
+  REASONING_SEPARATOR,
   stopReasonOf,
   thinkingBlock,
   toolUseCall,
@@ -29,7 +29,9 @@ interface OpenBlock {
  * Folds Messages API stream events into stream parts: `message_start` (id, input tokens),
  * `content_block_start` / `content_block_delta` / `content_block_stop` (text deltas pass through
  * as they arrive; `input_json_delta` fragments, cut anywhere, are joined and parsed when their
- * block stops, which emits the tool call; `thinking_delta` and `signature_delta` build a thinking
+ * block stops, which emits the tool call (a `tool_use` block still open at `message_stop` is
+ * emitted then, unless the reply was cut at the token limit; fragments for a block never opened
+ * are a {@link ProviderError}); `thinking_delta` and `signature_delta` build a thinking
  * block, kept with `redacted_thinking` blocks in `providerData.anthropic` of the response, and
  * each `thinking_delta` passes through as a `reasoning` part),
  * `message_delta` (stop reason, cumulative usage),
@@ -40,7 +42,11 @@ export class MessageStreamAssembler {
   readonly #context: ParseContext;
   #id: string | undefined;
   #text = "";
-  #reasoning = "";
+  /**
+   * The reasoning text in the pieces it arrived in, joined once by {@link response}: a stream of
+   * many small thinking deltas must not copy the whole text so far at each one.
+   */
+  #reasoning: string[] = [];
   #blocks = new Map<number, OpenBlock>();
   #calls: ToolCall[] = [];
   #thinking: (ThinkingBlockParam | RedactedThinkingBlockParam)[] = [];
@@ -98,7 +104,13 @@ export class MessageStreamAssembler {
           return [this.#textPart(delta.text)];
         }
         if (delta?.type === "input_json_delta" && typeof delta.partial_json === "string") {
-          if (open !== undefined) open.json += delta.partial_json;
+          // Arguments for no open block belong to no call: dropping them would lose the call.
+          if (open === undefined) {
+            throw this.#malformed(
+              `an input_json_delta arrived for content block ${String(body.index)}, which is not open`,
+            );
+          }
+          open.json += delta.partial_json;
         }
         if (delta?.type === "thinking_delta" && typeof delta.thinking === "string") {
           if (open === undefined || delta.thinking === "") return [];
@@ -118,9 +130,7 @@ export class MessageStreamAssembler {
         const thinking = thinkingBlock(open as Record<string, unknown> | undefined);
         if (thinking !== undefined) this.#thinking.push(thinking);
         if (open?.type !== "tool_use") return [];
-        const call = toolUseCall(open.id, open.name, open.json);
-        this.#calls.push(call);
-        return [{ type: "tool_call", call }];
+        return [this.#callPart(open)];
       }
       case "message_delta": {
         const delta = asRecord(body.delta);
@@ -130,7 +140,7 @@ export class MessageStreamAssembler {
       }
       case "message_stop":
         this.#stopped = true;
-        return [];
+        return this.#unstoppedCalls();
       case "error":
         throw errorEvent(body, this.#context, "provider_stream");
       default:
@@ -145,19 +155,19 @@ export class MessageStreamAssembler {
    */
   end(): ModelStreamPart[] {
     if (!this.#stopped && this.#stopReason === undefined) {
-      throw new ProviderError(
-        "provider_stream",
-        `${this.#context.provider}: the stream ended before message_stop`,
-        { provider: this.#context.provider },
-      );
+      throw this.#malformed("the stream ended before message_stop");
     }
-    return [{ type: "finish", response: this.response() }];
+    return [...this.#unstoppedCalls(), { type: "finish", response: this.response() }];
   }
 
   /** The response assembled so far. */
   response(): ModelResponse {
     const response: ModelResponse = { text: this.#text, toolCalls: [...this.#calls] };
-    if (this.#reasoning !== "") response.reasoning = this.#reasoning;
+    if (this.#reasoning.length > 0) {
+      const reasoning = this.#reasoning.join("");
+      this.#reasoning = [reasoning];
+      response.reasoning = reasoning;
+    }
     if (this.#id !== undefined) response.id = this.#id;
     if (this.#counts.input !== undefined || this.#counts.output !== undefined) {
       response.usage = usageFrom(this.#counts);
@@ -169,16 +179,51 @@ export class MessageStreamAssembler {
     return response;
   }
 
+  #callPart(open: OpenBlock): ModelStreamPart {
+    const call = toolUseCall(open.id, open.name, open.json);
+    this.#calls.push(call);
+    return { type: "tool_call", call };
+  }
+
+  /**
+   * The calls of `tool_use` blocks still open when the message ended (no `content_block_stop`):
+   * kept, not dropped; arguments cut short are an `argsError` there. Except in a reply cut at
+   * the token limit (`max_tokens`, `model_context_window_exceeded`): the API leaves the block it
+   * was writing open, and that call was never finished; the response says so with stopReason
+   * `length`.
+   */
+  #unstoppedCalls(): ModelStreamPart[] {
+    if (stopReasonOf(this.#stopReason, false) === "length") return [];
+    const parts: ModelStreamPart[] = [];
+    for (const index of [...this.#blocks.keys()].sort((a, b) => a - b)) {
+      const open = this.#blocks.get(index);
+      if (open?.type !== "tool_use") continue;
+      this.#blocks.delete(index);
+      parts.push(this.#callPart(open));
+    }
+    return parts;
+  }
+
+  #malformed(what: string): ProviderError {
+    return new ProviderError("provider_stream", `${this.#context.provider}: ${what}`, {
+      provider: this.#context.provider,
+    });
+  }
+
   #textPart(text: string): ModelStreamPart {
     this.#text += text;
     return { type: "text", delta: text };
   }
 
-  /** A thinking block's next text (after `before` of it): a new block's first text carries the separator. */
+  /**
+   * A thinking block's next (non-empty) text, after `before` of it: a new block's first text
+   * carries the separator {@link joinReasoning} puts between blocks. Only the delta is kept, so
+   * each one costs its own length.
+   */
   #reasoningPart(before: string, text: string): ModelStreamPart {
-    const joined = before === "" ? joinReasoning(this.#reasoning, text) : this.#reasoning + text;
-    const delta = joined.slice(this.#reasoning.length);
-    this.#reasoning = joined;
+    const delta =
+      before === "" && this.#reasoning.length > 0 ? `${REASONING_SEPARATOR}${text}` : text;
+    this.#reasoning.push(delta);
     return { type: "reasoning", delta };
   }
 

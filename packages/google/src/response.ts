@@ -59,10 +59,17 @@ export class PartsAccumulator {
         // A call without a name is a fragment of streamed arguments (an opt-in Vertex feature
         // this adapter does not ask for): skipped.
         if (typeof fn.name !== "string" || fn.name === "") continue;
-        const args = asRecord(fn.args) ?? {};
+        // `args` is an object, or absent for a call without arguments. Anything else (a string,
+        // an array) is kept as its JSON in `rawArgs`, and the call gets an `argsError`.
+        const given = asRecord(fn.args);
+        const args = given ?? {};
+        const raw =
+          given !== undefined || fn.args === undefined || fn.args === null
+            ? JSON.stringify(args)
+            : JSON.stringify(fn.args);
         const apiId = typeof fn.id === "string" && fn.id !== "" ? fn.id : undefined;
         const id = apiId ?? `${this.#idPrefix()}_${this.calls.length}`;
-        const call = toolCall(id, fn.name, JSON.stringify(args));
+        const call = toolCall(id, fn.name, raw);
         this.calls.push(call);
         calls.push(call);
         this.kept.push({
@@ -119,7 +126,7 @@ export class PartsAccumulator {
 /**
  * Reads a `generateContent` response: the first candidate's text parts joined (thought
  * summaries left out of the text, and joined as the `reasoning`), its `functionCall` parts as tool calls (ids generated when the API gives
- * none), `usageMetadata` (see {@link usageOf}), `responseId` as the id, the finish reason (raw and
+ * none; `args` that are not an object give the call an `argsError`, their JSON kept in `rawArgs`), `usageMetadata` (see {@link usageOf}), `responseId` as the id, the finish reason (raw and
  * normalized; a prompt blocked by `promptFeedback.blockReason` is `content_filter`) and the
  * signed parts in `providerData.google`. A body carrying an `error` is a {@link ProviderError}.
  */

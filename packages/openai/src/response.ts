@@ -37,7 +37,7 @@ export function parseChatCompletion(json: unknown, context: ParseContext): Model
 
   const response: ModelResponse = {
     text: textOf(message),
-    toolCalls: toolCallsOf(message.tool_calls),
+    toolCalls: toolCallsOf(message.tool_calls, context),
   };
   const reasoning = reasoningOf(message);
   if (reasoning !== "") response.reasoning = reasoning;
@@ -106,13 +106,23 @@ function textOf(message: Record<string, unknown>): string {
   return typeof message.refusal === "string" ? message.refusal : "";
 }
 
-function toolCallsOf(value: unknown): ToolCall[] {
+/**
+ * The message's tool calls. An entry without a `function` object names no tool to run and would
+ * vanish: it is a {@link ProviderError} (`provider_response`) rather than a turn that says
+ * `tool_calls` with the call missing.
+ */
+function toolCallsOf(value: unknown, context: ParseContext): ToolCall[] {
   if (!Array.isArray(value)) return [];
   const calls: ToolCall[] = [];
-  for (const item of value) {
+  for (const [index, item] of value.entries()) {
     const record = asRecord(item);
     const fn = asRecord(record?.function);
-    if (record === undefined || fn === undefined) continue;
+    if (record === undefined || fn === undefined) {
+      throw malformedResponse(
+        context,
+        `the response's choices[0].message.tool_calls[${index}] has no function object`,
+      );
+    }
     const id = typeof record.id === "string" && record.id !== "" ? record.id : randomId("call");
     const name = typeof fn.name === "string" ? fn.name : "";
     calls.push(toolCall(id, name, argumentsText(fn.arguments)));

@@ -28,7 +28,10 @@ interface PartialCall {
  * arrive, and so do the reasoning deltas some compatible servers send (`reasoning_content` or
  * `reasoning`, as `reasoning` parts). Tool calls are assembled by `index` from argument fragments that may be cut anywhere
  * (the fragments are joined as text and parsed only when the call is complete) and are emitted
- * once the choice finishes. Usage comes from the final chunk (`stream_options.include_usage`).
+ * when the stream ends (`[DONE]` or its close after a finish reason), so a fragment a server sends
+ * after `finish_reason` still lands in the arguments. Usage comes from the final chunk
+ * (`stream_options.include_usage`). A stream in which no chunk carried a choice is a
+ * {@link ProviderError}, as a response without `choices[0].message` is.
  */
 export class ChatStreamAssembler {
   readonly #context: ParseContext;
@@ -40,6 +43,8 @@ export class ChatStreamAssembler {
   #lastIndex = -1;
   #usage: Usage | undefined;
   #finishReason: string | undefined;
+  /** Whether any chunk carried the followed choice (an empty stream is no answer). */
+  #sawChoice = false;
   #emitted: ToolCall[] | undefined;
 
   constructor(context: ParseContext) {
@@ -68,6 +73,7 @@ export class ChatStreamAssembler {
       const choice = asRecord(item);
       // Only the first choice is followed (`n` > 1 is not supported by the loop).
       if (choice === undefined || (choice.index !== undefined && choice.index !== 0)) continue;
+      this.#sawChoice = true;
       const delta = asRecord(choice.delta);
       if (delta !== undefined) {
         const reasoning = reasoningOf(delta);
@@ -88,7 +94,6 @@ export class ChatStreamAssembler {
       }
       if (typeof choice.finish_reason === "string" && choice.finish_reason !== "") {
         this.#finishReason = choice.finish_reason;
-        parts.push(...this.#emitCalls());
       }
     }
     return parts;
@@ -97,13 +102,21 @@ export class ChatStreamAssembler {
   /**
    * Ends the stream and returns the remaining parts, the last being `finish`. `sawDone` tells
    * whether `data: [DONE]` arrived; a stream with neither `[DONE]` nor a finish reason was cut
-   * off and is a {@link ProviderError}.
+   * off, and one in which no chunk carried a choice has no answer: both are a
+   * {@link ProviderError}.
    */
   end(sawDone: boolean): ModelStreamPart[] {
     if (!sawDone && this.#finishReason === undefined) {
       throw new ProviderError(
         "provider_stream",
         `${this.#context.provider}: the stream ended before the response was complete`,
+        { provider: this.#context.provider },
+      );
+    }
+    if (!this.#sawChoice) {
+      throw new ProviderError(
+        "provider_stream",
+        `${this.#context.provider}: the stream carried no choices[0]`,
         { provider: this.#context.provider },
       );
     }

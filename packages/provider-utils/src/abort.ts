@@ -41,19 +41,37 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
   });
 }
 
-/** Waits `ms` milliseconds; rejects at once with the abort reason when `signal` aborts. */
+/**
+ * The longest delay `setTimeout` takes (2^31 - 1 ms, about 24.8 days): Node fires a longer one
+ * after 1 ms, with a warning.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Waits `ms` milliseconds; rejects at once with the abort reason when `signal` aborts. A wait
+ * longer than {@link MAX_TIMER_MS} is taken in steps (a single timer that long would fire at
+ * once), `Infinity` waits until the abort, and `NaN` or a wait <= 0 resolves at once.
+ */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(abortReason(signal));
-  if (ms <= 0) return Promise.resolve();
+  if (!(ms > 0)) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
+    let left = ms;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => {
       clearTimeout(timer);
       reject(abortReason(signal as AbortSignal));
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
+    const arm = () => {
+      const step = Math.min(left, MAX_TIMER_MS);
+      left -= step;
+      timer = setTimeout(() => {
+        if (left > 0) return arm();
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, step);
+    };
+    arm();
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

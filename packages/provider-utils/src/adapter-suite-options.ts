@@ -200,6 +200,10 @@ export function optionScenarios(vitest: Vitest, ctx: OptionsContext): void {
       for (const name of ["retries", "retryBaseMs", "maxRetryDelayMs"]) {
         expect(() => create({ [name]: -1 })).toThrow(new RegExp(`${ctx.provider}: ${name}`));
       }
+      // A longer wait would reach setTimeout, which fires after 1 ms past 2^31 - 1 ms.
+      expect(() => create({ maxRetryDelayMs: 2 ** 31 })).toThrow(
+        new RegExp(`${ctx.provider}: maxRetryDelayMs must be a number from 0 to 2147483647`),
+      );
       for (const name of ["maxErrorBodyBytes", "maxEventBytes", "maxResponseBytes"]) {
         expect(() => create({ [name]: 0 })).toThrow(new RegExp(`${ctx.provider}: ${name}`));
       }

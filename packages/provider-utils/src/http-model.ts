@@ -42,7 +42,8 @@ export interface HttpModelOptions {
   retryBaseMs?: number;
   /**
    * The longest wait before a retry, in ms, whatever the server asks for in `retry-after-ms` or
-   * `Retry-After` (a `Retry-After: 3600` must not stall a run for an hour). Default 60000.
+   * `Retry-After` (a `Retry-After: 3600` must not stall a run for an hour). Default 60000; at
+   * most 2^31 - 1 (about 24.8 days, the longest timer), a larger value is a TypeError.
    */
   maxRetryDelayMs?: number;
   /**

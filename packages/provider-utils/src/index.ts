@@ -54,6 +54,7 @@ export {
   DEFAULT_RETRIES,
   DEFAULT_RETRY_BASE_MS,
   MAX_BACKOFF_MS,
+  MAX_RETRY_DELAY_MS,
   parseRetryAfter,
   parseRetryAfterMs,
   RETRY_STATUSES,

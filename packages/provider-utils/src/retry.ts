@@ -1,3 +1,5 @@
+import { MAX_TIMER_MS } from "./abort.js";
+
 /** The HTTP statuses retried by default: rate limited and the transient server errors. */
 export const RETRY_STATUSES: readonly number[] = [429, 500, 502, 503, 504];
 
@@ -15,6 +17,12 @@ export const MAX_BACKOFF_MS = 60_000;
  * must not stall a run for an hour. Adapters take `maxRetryDelayMs` to change it.
  */
 export const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
+
+/**
+ * The largest `maxRetryDelayMs` accepted: 2^31 - 1 ms (about 24.8 days), the longest delay
+ * `setTimeout` takes (Node fires a longer one after 1 ms).
+ */
+export const MAX_RETRY_DELAY_MS = MAX_TIMER_MS;
 
 /**
  * Reads a `retry-after-ms` header (the delay in milliseconds, a fraction allowed, as OpenAI
@@ -75,7 +83,7 @@ export function backoffDelay(
 /**
  * Validates an adapter's `retries` / `retryBaseMs` / `maxRetryDelayMs` options and fills in the
  * defaults (2 retries, 500 ms, 60 s). Throws a TypeError naming the bad option, so a typo fails at
- * construction.
+ * construction; `maxRetryDelayMs` may be at most {@link MAX_RETRY_DELAY_MS}.
  */
 export function retryOptions(
   provider: string,
@@ -94,9 +102,13 @@ export function retryOptions(
   if (!Number.isFinite(retryBaseMs) || retryBaseMs < 0) {
     throw new TypeError(`${provider}: retryBaseMs must be a number >= 0, got ${retryBaseMs}`);
   }
-  if (!Number.isFinite(maxRetryDelayMs) || maxRetryDelayMs < 0) {
+  if (
+    !Number.isFinite(maxRetryDelayMs) ||
+    maxRetryDelayMs < 0 ||
+    maxRetryDelayMs > MAX_RETRY_DELAY_MS
+  ) {
     throw new TypeError(
-      `${provider}: maxRetryDelayMs must be a number >= 0, got ${maxRetryDelayMs}`,
+      `${provider}: maxRetryDelayMs must be a number from 0 to ${MAX_RETRY_DELAY_MS} (2^31 - 1 ms, about 24.8 days; the longest delay a timer takes), got ${maxRetryDelayMs}`,
     );
   }
   return { retries, retryBaseMs, maxRetryDelayMs };

@@ -14,6 +14,7 @@ import {
   ProviderError,
   usageFromCounts,
 } from "@toolnexus/provider-utils";
+import { argumentsText } from "../response.js";
 import { PROVIDER_DATA_KEY, type ResponsesProviderData } from "./request.js";
 import type { ReasoningItem } from "./wire.js";
 
@@ -83,14 +84,20 @@ export function parseResponse(
 /** The reasoning so far with one more summary part: parts are separated by a blank line. */
 export function joinSummary(reasoning: string, part: string): string {
   if (part === "") return reasoning;
-  return reasoning === "" ? part : `${reasoning}\n\n${part}`;
+  return reasoning === "" ? part : `${reasoning}${SUMMARY_SEPARATOR}${part}`;
 }
 
-/** A ToolCall from a `function_call` item. */
+/** What {@link joinSummary} puts between two summary parts: a blank line. */
+export const SUMMARY_SEPARATOR = "\n\n";
+
+/**
+ * A ToolCall from a `function_call` item. `arguments` is the raw text; a server that sends the
+ * parsed value instead has it serialised back (see {@link argumentsText}), so it is not lost.
+ */
 export function functionCall(item: Record<string, unknown>): ToolCall {
   const id =
     typeof item.call_id === "string" && item.call_id !== "" ? item.call_id : randomId("call");
-  const args = typeof item.arguments === "string" ? item.arguments : "";
+  const args = argumentsText(item.arguments);
   return toolCall(id, typeof item.name === "string" ? item.name : "", args);
 }
 

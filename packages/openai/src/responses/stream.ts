@@ -3,9 +3,9 @@ import { asRecord, ProviderError } from "@toolnexus/provider-utils";
 import {
   errorOf,
   functionCall,
-  joinSummary,
   type ParseContext,
   parseResponse,
+  SUMMARY_SEPARATOR,
 } from "./response.js";
 
 /**
@@ -21,7 +21,11 @@ import {
 export class ResponsesStreamAssembler {
   readonly #context: ParseContext;
   #text = "";
-  #reasoning = "";
+  /**
+   * The reasoning text in the pieces it arrived in, joined once at the terminal event: a stream
+   * of many small summary deltas must not copy the whole text so far at each one.
+   */
+  #reasoning: string[] = [];
   /** The summary part the last reasoning delta belonged to (`item_id` and `summary_index`). */
   #summaryPart = "";
   #calls: ToolCall[] = [];
@@ -51,13 +55,13 @@ export class ResponsesStreamAssembler {
       case "response.reasoning_summary_text.delta": {
         if (typeof body.delta !== "string" || body.delta === "") return [];
         const part = `${String(body.item_id)}/${String(body.summary_index)}`;
-        const joined =
-          part === this.#summaryPart
-            ? this.#reasoning + body.delta
-            : joinSummary(this.#reasoning, body.delta);
+        // A new summary part's first delta carries the separator joinSummary puts between parts.
+        const delta =
+          part !== this.#summaryPart && this.#reasoning.length > 0
+            ? `${SUMMARY_SEPARATOR}${body.delta}`
+            : body.delta;
         this.#summaryPart = part;
-        const delta = joined.slice(this.#reasoning.length);
-        this.#reasoning = joined;
+        this.#reasoning.push(delta);
         return [{ type: "reasoning", delta }];
       }
       case "response.function_call_arguments.delta": {
@@ -71,7 +75,9 @@ export class ResponsesStreamAssembler {
         if (item?.type !== "function_call") return [];
         const fragments = typeof item.id === "string" ? this.#args.get(item.id) : undefined;
         const call = functionCall(
-          typeof item.arguments === "string" ? item : { ...item, arguments: fragments ?? "" },
+          typeof item.arguments === "string" || fragments === undefined
+            ? item
+            : { ...item, arguments: fragments },
         );
         this.#calls.push(call);
         return [{ type: "tool_call", call }];
@@ -83,7 +89,7 @@ export class ResponsesStreamAssembler {
         // What was streamed is what the caller saw: the same calls, the same text.
         final.toolCalls = this.#calls.length > 0 ? [...this.#calls] : final.toolCalls;
         if (final.text === "") final.text = this.#text;
-        if (this.#reasoning !== "") final.reasoning = this.#reasoning;
+        if (this.#reasoning.length > 0) final.reasoning = this.#reasoning.join("");
         if (final.toolCalls.length > 0) final.stopReason = "tool_calls";
         this.#final = final;
         return [];
