@@ -128,3 +128,62 @@ describe("function_call arguments sent as an object", () => {
     expect(call).toMatchObject({ rawArgs: '["SF"]', argsError: "arguments must be a JSON object" });
   });
 });
+
+describe("a function call announced and streamed, never done", () => {
+  it("is emitted from its fragments at the terminal event when the final output lacks it", async () => {
+    const added = {
+      type: "function_call",
+      id: "fc_9",
+      call_id: "call_9",
+      name: "get_weather",
+      arguments: "",
+    };
+    const body =
+      sseEvent({ type: "response.output_item.added", output_index: 0, item: added }) +
+      sseEvent({
+        type: "response.function_call_arguments.delta",
+        item_id: "fc_9",
+        output_index: 0,
+        delta: '{"city":',
+      }) +
+      sseEvent({
+        type: "response.function_call_arguments.delta",
+        item_id: "fc_9",
+        output_index: 0,
+        delta: '"SF"}',
+      }) +
+      sseEvent({ type: "response.completed", response: completed([]) });
+    await mock.serve([{ chunks: [body] }]);
+    const seen = await parts(model().stream!(ASK));
+    const expected = {
+      id: "call_9",
+      name: "get_weather",
+      args: { city: "SF" },
+      rawArgs: '{"city":"SF"}',
+    };
+    expect(seen.flatMap((p) => (p.type === "tool_call" ? [p.call] : []))).toEqual([expected]);
+    const final = finishOf(seen);
+    expect(final.toolCalls).toEqual([expected]);
+    expect(final.stopReason).toBe("tool_calls");
+  });
+
+  it("is not emitted twice when the final output holds it", async () => {
+    const item = {
+      type: "function_call",
+      id: "fc_8",
+      call_id: "call_8",
+      name: "get_weather",
+      arguments: '{"city":"SF"}',
+    };
+    const body =
+      sseEvent({
+        type: "response.output_item.added",
+        output_index: 0,
+        item: { ...item, arguments: "" },
+      }) + sseEvent({ type: "response.completed", response: completed([item]) });
+    await mock.serve([{ chunks: [body] }]);
+    const seen = await parts(model().stream!(ASK));
+    expect(seen.filter((p) => p.type === "tool_call")).toHaveLength(0);
+    expect(finishOf(seen).toolCalls.map((c) => c.id)).toEqual(["call_8"]);
+  });
+});

@@ -13,7 +13,9 @@ import {
  * `response.refusal.delta` pass through as text, `response.reasoning_summary_text.delta` as
  * reasoning (a new summary part's first delta carries the blank line between parts); a function call is emitted when its
  * `response.output_item.done` arrives (its `arguments` whole; the
- * `response.function_call_arguments.delta` fragments, cut anywhere, are only a fallback); the
+ * `response.function_call_arguments.delta` fragments, cut anywhere, are only a fallback, and a
+ * call announced by `response.output_item.added` whose done never comes is emitted from them at
+ * the terminal event when the final output lacks it too); the
  * terminal `response.completed` or `response.incomplete` carries the whole response (usage,
  * status, reasoning items). `error` and `response.failed` are a {@link ProviderError}; other
  * events (`response.created`…) are skipped.
@@ -30,6 +32,11 @@ export class ResponsesStreamAssembler {
   #summaryPart = "";
   #calls: ToolCall[] = [];
   #args = new Map<string, string>();
+  /**
+   * Function call items announced (`output_item.added`) and not yet done, by item id: one whose
+   * `output_item.done` never comes is still a call, from its announcement and its fragments.
+   */
+  #open = new Map<string, Record<string, unknown>>();
   #final: ModelResponse | undefined;
 
   constructor(context: ParseContext) {
@@ -70,9 +77,17 @@ export class ResponsesStreamAssembler {
         }
         return [];
       }
+      case "response.output_item.added": {
+        const item = asRecord(body.item);
+        if (item?.type === "function_call" && typeof item.id === "string") {
+          this.#open.set(item.id, item);
+        }
+        return [];
+      }
       case "response.output_item.done": {
         const item = asRecord(body.item);
         if (item?.type !== "function_call") return [];
+        if (typeof item.id === "string") this.#open.delete(item.id);
         const fragments = typeof item.id === "string" ? this.#args.get(item.id) : undefined;
         const call = functionCall(
           typeof item.arguments === "string" || fragments === undefined
@@ -86,13 +101,24 @@ export class ResponsesStreamAssembler {
       case "response.incomplete":
       case "response.failed": {
         const final = parseResponse(body.response, this.#context, "provider_stream");
+        // A call announced and streamed whose `output_item.done` never came, and that the final
+        // output does not hold either, is not dropped: it is emitted now, from its fragments.
+        const late: ModelStreamPart[] = [];
+        for (const [id, item] of this.#open) {
+          const known = (call: ToolCall) => call.id === item.call_id;
+          if (this.#calls.some(known) || final.toolCalls.some(known)) continue;
+          const call = functionCall({ ...item, arguments: this.#args.get(id) ?? "" });
+          this.#calls.push(call);
+          late.push({ type: "tool_call", call });
+        }
+        this.#open.clear();
         // What was streamed is what the caller saw: the same calls, the same text.
         final.toolCalls = this.#calls.length > 0 ? [...this.#calls] : final.toolCalls;
         if (final.text === "") final.text = this.#text;
         if (this.#reasoning.length > 0) final.reasoning = this.#reasoning.join("");
         if (final.toolCalls.length > 0) final.stopReason = "tool_calls";
         this.#final = final;
-        return [];
+        return late;
       }
       case "error":
         throw errorOf(asRecord(body.error) ?? body, this.#context, "provider_stream");
