@@ -1,7 +1,9 @@
 // The durability seam: what the loop needs from a durable backend. A replay engine (Restate,
 // DBOS, Temporal) implements it around its own journal; toolnexus's run stores implement it in
 // @toolnexus/client: a lease per claim, a journal entry per call, a wait on the store for answers.
+
 import { ToolnexusError } from "./errors.js";
+import { quotedStart } from "./text-head.js";
 import type { Answer, Request } from "./wire.js";
 
 /** What a step does: one model turn, or one execution of a tool call. */
@@ -97,9 +99,7 @@ export function checkDurableAnswerSize(answer: Answer, json?: string): void {
 /** An id as an error message quotes it: whole when it is short, else its start (JSON-quoted). */
 function idForMessage(id: unknown): string {
   const text = String(id);
-  return text.length <= 80
-    ? text
-    : `${JSON.stringify(text.slice(0, 40))}… (${text.length} characters)`;
+  return text.length <= 80 ? text : quotedStart(text);
 }
 
 /**

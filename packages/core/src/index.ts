@@ -182,6 +182,7 @@ export type {
   SuspensionFilter,
   SuspensionSummary,
 } from "./stores.js";
+export { quotedStart, textHead } from "./text-head.js";
 export { thrownError, thrownOf } from "./thrown.js";
 export type { JSONSchema, Tool, ToolSource, ToolSpec } from "./tool.js";
 export { isContextFree, markContextFree, sanitize } from "./tool.js";

@@ -1,23 +1,16 @@
 // Which arguments a call may pass: model input never widens what the tool may reach. An argument
 // the tool does not declare is refused (it would become a new query parameter or body field),
 // and no argument may set a query key that the URL template already fixes.
-import type { JSONSchema } from "@toolnexus/core";
+import { type JSONSchema, quotedStart } from "@toolnexus/core";
 
 /** Names up to this many characters are quoted whole in an error; longer ones by their start. */
 const WHOLE_NAME_CHARS = 80;
-/** How much of a longer name an error quotes. */
-const NAME_START_CHARS = 40;
 /** How many refused names an error lists before `and <n> more`. */
 const LISTED_NAMES = 10;
 
 /** A name as an error quotes it: JSON-quoted, whole when short, else its start and its length. */
 export function quoteName(name: string): string {
-  if (name.length <= WHOLE_NAME_CHARS) return JSON.stringify(name);
-  let end = NAME_START_CHARS;
-  // Never cut a surrogate pair in two.
-  const code = name.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
-  return `${JSON.stringify(name.slice(0, end))}… (${name.length} characters)`;
+  return name.length <= WHOLE_NAME_CHARS ? JSON.stringify(name) : quotedStart(name);
 }
 
 /** Quoted names, at most {@link LISTED_NAMES} of them, then `and <n> more`. */

@@ -1,9 +1,10 @@
 // Cutting a call's output: at the limit, with a note, never between the halves of a surrogate
 // pair; toToolResult applies it to text, error text and structuredContent.
+import { textHead as head } from "@toolnexus/core";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MAX_OUTPUT_CHARS } from "./limits.js";
 import { toToolResult } from "./mapping.js";
-import { capOutput, head } from "./output-cap.js";
+import { capOutput } from "./output-cap.js";
 
 describe("capOutput", () => {
   it("keeps a text within the limit as it is", () => {

@@ -1,6 +1,6 @@
 // One configured MCP server: starting it (once), its tools, and stopping it.
 import type { Client, Transport } from "@modelcontextprotocol/client";
-import type { Tool } from "@toolnexus/core";
+import { type Tool, textHead } from "@toolnexus/core";
 import type { CallState } from "./call-state.js";
 import { bounded } from "./call-state.js";
 import { makeClient } from "./capabilities.js";
@@ -9,7 +9,7 @@ import { type ActiveSpec, messageOf, type ServerConnection } from "./connection.
 import type { McpLimits } from "./limits.js";
 import { TokenScrubber } from "./oauth/scrub.js";
 import { type AuthSession, authSession } from "./oauth/session.js";
-import { head } from "./output-cap.js";
+
 import type { McpServerFingerprint } from "./pinning.js";
 import { checkPins } from "./pinning-policy.js";
 import { negotiatedProtocol, probeKilled } from "./probe.js";
@@ -156,7 +156,7 @@ export class Server implements ServerConnection {
     const cut =
       message.length <= REASON_MESSAGE_CHARS
         ? message
-        : `${head(message, REASON_MESSAGE_CHARS)}… [cut: ${message.length} characters]`;
+        : `${textHead(message, REASON_MESSAGE_CHARS)}… [cut: ${message.length} characters]`;
     const tail = this.stderr.summary();
     this.reason = `${cut}${tail === "" ? "" : ` (stderr: ${tail})`}`;
   }

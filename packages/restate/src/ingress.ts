@@ -10,6 +10,7 @@ import {
   parseAnswer,
   Scrubber,
   ToolnexusError,
+  textHead,
 } from "@toolnexus/core";
 import { type AnswerReceipt, DEFAULT_SERVICE, type RunInput } from "./workflow.js";
 
@@ -78,10 +79,7 @@ function headerSecrets(headers: Record<string, string> | undefined): Scrubber {
 
 /** At most MAX_QUOTED_CHARS of `text`, not ending in half a surrogate pair. */
 function quoted(text: string): string {
-  if (text.length <= MAX_QUOTED_CHARS) return text;
-  const last = text.charCodeAt(MAX_QUOTED_CHARS - 1);
-  const end = last >= 0xd800 && last <= 0xdbff ? MAX_QUOTED_CHARS - 1 : MAX_QUOTED_CHARS;
-  return `${text.slice(0, end)}…`;
+  return text.length <= MAX_QUOTED_CHARS ? text : `${textHead(text, MAX_QUOTED_CHARS)}…`;
 }
 
 /**

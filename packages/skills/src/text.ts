@@ -1,5 +1,6 @@
 // The fixed texts of the skills contract (toolnexus SPEC §3). Every toolnexus port ships these
 // byte for byte: do not reword them.
+import { quotedStart } from "@toolnexus/core";
 
 /** The `skill` tool's description: opencode's `skill.txt`, verbatim. */
 export const SKILL_TOOL_DESCRIPTION = `Load a specialized skill when the task at hand matches one of the skills listed in the system prompt.
@@ -38,8 +39,6 @@ export function reasonText(reason: unknown): string {
 
 /** A requested name up to this many characters is quoted whole in the not-found error. */
 const WHOLE_NAME_CHARS = 80;
-/** How much of a longer requested name the error quotes. */
-const NAME_START_CHARS = 40;
 /** The most skill names the not-found error lists. */
 const LISTED_SKILLS = 50;
 /** The most characters of skill names the not-found error lists (long names stop it sooner). */
@@ -51,14 +50,7 @@ const LISTED_CHARS = 4000;
  * available names up to 50 (and 4000 characters), then `… and <n> more`.
  */
 export function notFoundText(requested: string, sortedNames: readonly string[]): string {
-  let quoted = `"${requested}"`;
-  if (requested.length > WHOLE_NAME_CHARS) {
-    let end = NAME_START_CHARS;
-    // Never cut a surrogate pair in two.
-    const code = requested.charCodeAt(end - 1);
-    if (code >= 0xd800 && code <= 0xdbff) end -= 1;
-    quoted = `${JSON.stringify(requested.slice(0, end))}… (${requested.length} characters)`;
-  }
+  const quoted = requested.length > WHOLE_NAME_CHARS ? quotedStart(requested) : `"${requested}"`;
   const listed: string[] = [];
   let chars = 0;
   for (const name of sortedNames) {

@@ -1,5 +1,12 @@
 import { type BuiltinsConfig, builtinTools } from "@toolnexus/builtins";
-import { error, type Tool, type ToolContext, ToolnexusError, thrownError } from "@toolnexus/core";
+import {
+  error,
+  quotedStart,
+  type Tool,
+  type ToolContext,
+  ToolnexusError,
+  thrownError,
+} from "@toolnexus/core";
 import { httpTool } from "@toolnexus/http";
 import { type LoadSkillsOptions, loadSkills, type SkillSource } from "@toolnexus/skills";
 import { toAnthropic, toGemini, toOpenAI } from "./adapters.js";
@@ -52,20 +59,13 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /** A tool name up to this many characters is quoted whole by `Unknown tool: <name>`. */
 const WHOLE_NAME_CHARS = 80;
-/** How much of a longer name that error quotes. */
-const NAME_START_CHARS = 40;
 
 /**
  * `Unknown tool: <name>`, bounded: the name whole up to 80 characters, else its first 40
  * JSON-quoted and its length (`Unknown tool: "xxxx…"… (5242880 characters)`).
  */
 function unknownToolText(name: string): string {
-  if (name.length <= WHOLE_NAME_CHARS) return `Unknown tool: ${name}`;
-  let end = NAME_START_CHARS;
-  // Never cut a surrogate pair in two.
-  const code = name.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
-  return `Unknown tool: ${JSON.stringify(name.slice(0, end))}… (${name.length} characters)`;
+  return `Unknown tool: ${name.length <= WHOLE_NAME_CHARS ? name : quotedStart(name)}`;
 }
 
 function messageOf(thrown: unknown): string {
